@@ -1,0 +1,192 @@
+"""The rxacp exception tree and the one mapping between exceptions and JSON-RPC errors.
+
+Every error rxacp raises or emits is an :class:`AcpException`::
+
+    AcpException
+    ├── AcpProtocolException      an error answer on the wire (code, message, data)
+    ├── AcpCapabilityException    a call the peer did not advertise; nothing was sent
+    ├── AcpConnectionException    the connection ended (EOF, peer exit, close) before an answer
+    └── AcpTimeoutException       a request timed out (also a builtin ``TimeoutError``)
+
+:func:`exception_to_error` turns any exception into a wire error object (the only place that
+decides which code an exception gets), and :func:`error_to_exception` turns a wire error object
+back into an :class:`AcpProtocolException`.
+
+This module is *not* responsible for framing or sending anything; it only names errors.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from typing import Any
+
+import pydantic
+
+__all__ = [
+    "AcpCapabilityException",
+    "AcpConnectionException",
+    "AcpErrorCodes",
+    "AcpException",
+    "AcpProtocolException",
+    "AcpTimeoutException",
+    "error_to_exception",
+    "exception_to_error",
+]
+
+_log = logging.getLogger("rxacp.errors")
+
+
+class AcpErrorCodes(enum.IntEnum):
+    """JSON-RPC 2.0 and ACP error codes (see the spec's ``ErrorCode``)."""
+
+    PARSE_ERROR = -32700
+    """Invalid JSON was received."""
+    INVALID_REQUEST = -32600
+    """The JSON sent is not a valid request object (or the request is not allowed now)."""
+    METHOD_NOT_FOUND = -32601
+    """The method does not exist or is not available."""
+    INVALID_PARAMS = -32602
+    """Invalid method parameters."""
+    INTERNAL_ERROR = -32603
+    """Internal error of the handler."""
+    REQUEST_CANCELLED = -32800
+    """The request was cancelled (``$/cancel_request``, shutdown or a time limit)."""
+    AUTH_REQUIRED = -32000
+    """Authentication is required before this operation."""
+    RESOURCE_NOT_FOUND = -32002
+    """A referenced resource (a file, a session...) does not exist."""
+
+
+class AcpException(Exception):
+    """Root of every exception rxacp raises or emits."""
+
+
+class AcpProtocolException(AcpException):
+    """An error answer from the peer, or one a handler raises to send a specific error.
+
+    Raise it from a handler to answer with exactly this ``code``, ``message`` and ``data``.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = int(code)
+        self.message = message
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"AcpProtocolException(code={self.code}, message={self.message!r}, data={self.data!r})"
+
+    @classmethod
+    def method_not_found(cls, method: str, hint: str | None = None) -> AcpProtocolException:
+        msg = f"Method not found: {method}"
+        return cls(AcpErrorCodes.METHOD_NOT_FOUND, f"{msg} ({hint})" if hint else msg)
+
+    @classmethod
+    def invalid_params(cls, message: str, data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.INVALID_PARAMS, message, data)
+
+    @classmethod
+    def invalid_request(cls, message: str, data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.INVALID_REQUEST, message, data)
+
+    @classmethod
+    def internal_error(cls, message: str = "Internal error", data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.INTERNAL_ERROR, message, data)
+
+    @classmethod
+    def request_cancelled(cls, message: str = "Request cancelled", data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.REQUEST_CANCELLED, message, data)
+
+    @classmethod
+    def auth_required(cls, message: str = "Authentication required", data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.AUTH_REQUIRED, message, data)
+
+    @classmethod
+    def resource_not_found(cls, message: str = "Resource not found", data: Any = None) -> AcpProtocolException:
+        return cls(AcpErrorCodes.RESOURCE_NOT_FOUND, message, data)
+
+
+class AcpCapabilityException(AcpException):
+    """A call needs a capability the peer did not advertise; nothing was sent.
+
+    ``capability`` is the wire path of the capability, e.g. ``"loadSession"`` or
+    ``"fs.readTextFile"``.
+    """
+
+    def __init__(self, capability: str, message: str | None = None) -> None:
+        super().__init__(message or f"the peer did not advertise the capability {capability!r}")
+        self.capability = capability
+
+
+class AcpConnectionException(AcpException):
+    """The connection ended before an answer: peer EOF or exit, transport error, or close.
+
+    ``exit_code`` and ``stderr_tail`` are filled in when the peer was a process we spawned.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        exit_code: int | None = None,
+        stderr_tail: str | None = None,
+    ) -> None:
+        details = reason
+        if exit_code is not None:
+            details += f" (exit code {exit_code})"
+        if stderr_tail:
+            details += f"; stderr tail:\n{stderr_tail}"
+        super().__init__(details)
+        self.reason = reason
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+
+
+class AcpTimeoutException(AcpException, TimeoutError):
+    """A request got no answer in time; the peer was sent ``$/cancel_request``."""
+
+    def __init__(self, method: str, timeout_seconds: float) -> None:
+        super().__init__(f"{method} timed out after {timeout_seconds:g} s")
+        self.method = method
+        self.timeout_seconds = timeout_seconds
+
+
+def exception_to_error(exc: BaseException) -> dict[str, Any]:
+    """Map any exception raised by a handler to a JSON-RPC error object.
+
+    - :class:`AcpProtocolException` keeps its code, message and data;
+    - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data;
+    - :class:`AcpCapabilityException` is ``-32601``-free: it is ``-32603`` naming the capability
+      (a handler asked the peer for something it does not offer);
+    - anything else is ``-32603`` with a short message and no stack trace.
+    """
+    if isinstance(exc, AcpProtocolException):
+        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        if exc.data is not None:
+            error["data"] = exc.data
+        return error
+    if isinstance(exc, pydantic.ValidationError):
+        return {
+            "code": int(AcpErrorCodes.INVALID_PARAMS),
+            "message": "Invalid params",
+            "data": exc.errors(include_url=False, include_context=False, include_input=False),
+        }
+    if isinstance(exc, AcpException):
+        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": str(exc)}
+    _log.debug("handler failed", exc_info=exc)
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": f"Internal error: {text}"[:500]}
+
+
+def error_to_exception(error: Any) -> AcpProtocolException:
+    """Turn a wire error object into an :class:`AcpProtocolException` (tolerating bad shapes)."""
+    if isinstance(error, dict):
+        code = error.get("code")
+        message = error.get("message")
+        return AcpProtocolException(
+            code if isinstance(code, int) and not isinstance(code, bool) else AcpErrorCodes.INTERNAL_ERROR,
+            message if isinstance(message, str) else "Unknown error",
+            error.get("data"),
+        )
+    return AcpProtocolException(AcpErrorCodes.INTERNAL_ERROR, f"Malformed error object: {error!r}")

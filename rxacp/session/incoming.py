@@ -1,0 +1,114 @@
+"""What a handler sees of one incoming request or notification.
+
+``IncomingRequest`` is handed to a request handler; it guarantees *exactly one answer* per
+request: the first of the handler's result, :meth:`IncomingRequest.respond`,
+:meth:`IncomingRequest.respond_error`, a ``$/cancel_request`` or the connection closing wins,
+everything later is discarded.
+
+This module is *not* responsible for parsing frames or choosing handlers (see ``session.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from reactivex import abc
+
+if TYPE_CHECKING:
+    from .session import AcpSession
+
+__all__ = ["CancelRequestHook", "IncomingNotification", "IncomingRequest"]
+
+CancelRequestHook = Callable[["IncomingRequest"], bool]
+"""Called on ``$/cancel_request`` for a request; return True when it handled the cancel itself."""
+
+
+class IncomingRequest:
+    """One request from the peer, in flight until it is answered exactly once."""
+
+    __slots__ = (
+        "_lock",
+        "_session",
+        "_subscription",
+        "answered",
+        "cancel_hook",
+        "id",
+        "method",
+        "params",
+    )
+
+    def __init__(self, session: AcpSession, id: int | str | None, method: str, params: Any) -> None:
+        self._session = session
+        self.id = id
+        """The request id, exactly as the peer sent it."""
+        self.method = method
+        self.params = params
+        """The raw ``params`` JSON value (``None`` when absent)."""
+        self.answered = False
+        self.cancel_hook: CancelRequestHook | None = None
+        """Optional override for ``$/cancel_request`` handling (used by the prompt turn)."""
+        self._subscription: abc.DisposableBase | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def session(self) -> AcpSession:
+        """The connection this request arrived on."""
+        return self._session
+
+    def respond(self, result: Any) -> bool:
+        """Answer with ``result`` (a model or JSON value) if not answered yet; thread-safe.
+
+        Returns True when this call produced the answer.
+        """
+        if not self._claim():
+            return False
+        self._session._write_answer(self, result=result)
+        return True
+
+    def respond_error(self, error: BaseException | dict[str, Any]) -> bool:
+        """Answer with an error (an exception, mapped, or a wire error object); thread-safe."""
+        if not self._claim():
+            return False
+        self._session._write_answer(self, error=error)
+        return True
+
+    def _claim(self) -> bool:
+        with self._lock:
+            if self.answered:
+                return False
+            self.answered = True
+        self.dispose_handler()
+        return True
+
+    def dispose_handler(self) -> None:
+        """Dispose the handler's subscription (idempotent)."""
+        sub, self._subscription = self._subscription, None
+        if sub is not None:
+            sub.dispose()
+
+    def abandon(self) -> None:
+        """Dispose the handler without answering (the connection is gone)."""
+        with self._lock:
+            if self.answered:
+                return
+            self.answered = True
+        self.dispose_handler()
+
+    def __repr__(self) -> str:
+        return f"IncomingRequest(id={self.id!r}, method={self.method!r}, answered={self.answered})"
+
+
+class IncomingNotification:
+    """One notification from the peer."""
+
+    __slots__ = ("method", "params", "session")
+
+    def __init__(self, session: AcpSession, method: str, params: Any) -> None:
+        self.session = session
+        self.method = method
+        self.params = params
+
+    def __repr__(self) -> str:
+        return f"IncomingNotification(method={self.method!r})"

@@ -1,0 +1,95 @@
+"""``AcpObservable``: a reactivex ``Observable`` that can be awaited from any asyncio loop.
+
+rxacp emits answers on the connection's event-loop thread. A plain ``await observable`` in
+reactivex resolves its future from whatever thread emits, which stalls when that is not the
+awaiting loop's thread. ``AcpObservable`` hands the outcome to the awaiting loop with
+``call_soon_threadsafe`` and disposes the subscription when the awaiting task is cancelled
+(which, for a request, sends ``$/cancel_request``). ``pipe`` keeps the type, so
+``await client.prompt(req).pipe(ops.map(f))`` works too.
+
+This module is *not* responsible for sending anything; it only adapts emissions to asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
+
+import reactivex
+from reactivex import abc
+from reactivex.disposable import Disposable
+
+__all__ = ["AcpObservable"]
+
+_T = TypeVar("_T")
+
+
+class AcpObservable(reactivex.Observable[_T]):
+    """An Observable that is safely awaitable from any asyncio event loop.
+
+    ``await obs`` returns the last value emitted (``None`` if it completed empty) and raises the
+    error it ended with. Cancelling the awaiting task disposes the subscription.
+    """
+
+    def pipe(self, *operators: Callable[[Any], Any]) -> Any:  # type: ignore[override]
+        """Like ``Observable.pipe``; the result is an ``AcpObservable`` when it is an Observable."""
+        result = super().pipe(*operators)  # type: ignore[call-overload]
+        if isinstance(result, reactivex.Observable) and not isinstance(result, AcpObservable):
+            return _wrap(result)
+        return result
+
+    def __await__(self) -> Generator[Any, None, _T]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_T] = loop.create_future()
+        last: list[Any] = [None]
+
+        def settle(fn: Callable[[], None]) -> None:
+            if future.done():
+                return
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                fn()
+            else:
+                loop.call_soon_threadsafe(fn)
+
+        def set_result() -> None:
+            if not future.done():
+                future.set_result(last[0])
+
+        def on_next(value: Any) -> None:
+            last[0] = value
+
+        def on_error(error: Exception) -> None:
+            def fail() -> None:
+                if not future.done():
+                    future.set_exception(error)
+
+            settle(fail)
+
+        subscription = self.subscribe(on_next, on_error, lambda: settle(set_result))
+        try:
+            return (yield from future.__await__())
+        except asyncio.CancelledError:
+            subscription.dispose()
+            raise
+
+
+def _wrap(source: reactivex.Observable[_T]) -> AcpObservable[_T]:
+    def subscribe(
+        observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        return source.subscribe(observer, scheduler=scheduler)
+
+    return AcpObservable(subscribe)
+
+
+def as_acp_observable(source: reactivex.Observable[_T]) -> AcpObservable[_T]:
+    """Return ``source`` as an :class:`AcpObservable` (no-op if it already is one)."""
+    return source if isinstance(source, AcpObservable) else _wrap(source)
+
+
+_ = Disposable  # re-exported for subclasses that build teardown logic

@@ -1,0 +1,99 @@
+"""The transport contract: move framed JSON-RPC messages between two peers.
+
+A transport is driven by exactly one asyncio event loop (the connection's loop). The session
+engine calls :meth:`AcpTransport.start` once, on that loop, with a :class:`FrameReceiver`; from
+then on the transport calls the receiver *on the loop* for every incoming frame, in arrival order,
+and exactly once :meth:`FrameReceiver.on_closed` when the stream ends for any reason.
+
+A frame is one JSON-RPC message: ``bytes`` holding one line of UTF-8 JSON without its newline, or,
+for in-memory transports that skip serialization, an already-decoded ``dict``/``list``/value.
+
+A transport is *not* responsible for JSON parsing, ids, requests, ACP methods or timeouts; it
+knows nothing about what the frames mean.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+from typing import Any, Protocol
+
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "AcpTransport", "Frame", "FrameReceiver", "TransportClosed"]
+
+DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
+"""Default cap on one incoming line (64 MiB)."""
+
+Frame = bytes | Any
+"""One message: a UTF-8 JSON line without its newline, or a decoded value (in-memory fast path)."""
+
+
+class TransportClosed:
+    """Why a transport closed; passed to :meth:`FrameReceiver.on_closed`.
+
+    ``error`` is set when the stream failed rather than ended cleanly; ``exit_code`` and
+    ``stderr_tail`` when the peer was a process the transport spawned.
+    """
+
+    __slots__ = ("error", "exit_code", "reason", "stderr_tail")
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        error: BaseException | None = None,
+        exit_code: int | None = None,
+        stderr_tail: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.error = error
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+
+    def __repr__(self) -> str:
+        return (
+            f"TransportClosed(reason={self.reason!r}, error={self.error!r}, "
+            f"exit_code={self.exit_code!r})"
+        )
+
+
+class FrameReceiver(Protocol):
+    """What a transport calls, always on the connection's event loop."""
+
+    def on_frame(self, frame: Frame) -> None:
+        """One complete incoming message (a line without newline, or a decoded value)."""
+
+    def on_frame_too_large(self, size: int) -> None:
+        """An incoming line exceeded the cap and was discarded up to its newline."""
+
+    def on_closed(self, info: TransportClosed) -> None:
+        """The incoming stream ended (EOF, error, peer exit or close). Called exactly once."""
+
+
+class AcpTransport(abc.ABC):
+    """Base class of every transport. Subclasses implement the four abstract methods.
+
+    Lifecycle: ``await start(loop, receiver)`` once → any number of ``send(frame)`` →
+    ``await close()`` (idempotent). ``send`` and ``close`` are only called on the loop passed to
+    ``start``.
+    """
+
+    #: True when the transport carries decoded values instead of bytes (in-memory fast path).
+    carries_objects: bool = False
+
+    @abc.abstractmethod
+    async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        """Begin moving frames; incoming frames go to ``receiver`` on ``loop``."""
+
+    @abc.abstractmethod
+    def send(self, frame: Frame) -> None:
+        """Queue one outgoing frame; never blocks. After close it is dropped silently."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Stop at once: release the stream (and the process, if spawned). Idempotent.
+
+        ``receiver.on_closed`` is called (if it was not already) before this returns.
+        """
+
+    async def drain(self) -> None:  # noqa: B027 - optional hook with a sensible default
+        """Wait until queued outgoing frames are handed to the OS (used by graceful close)."""

@@ -1,0 +1,243 @@
+"""Outgoing requests are cold Observables; disposal, timeouts and close settle them (DESIGN §3)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import reactivex
+from reactivex import operators as ops
+from reactivex.subject import Subject
+from reactivex.testing import TestScheduler
+
+from rxacp.errors import (
+    AcpConnectionException,
+    AcpProtocolException,
+    AcpTimeoutException,
+)
+from rxacp.session import AcpSession
+
+from .conftest import ScriptedTransport, flush
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.error: Exception | None = None
+        self.completed = False
+        self.done = threading.Event()
+
+    def subscribe(self, obs: reactivex.Observable[Any]) -> Any:
+        return obs.subscribe(self.values.append, self._on_error, self._on_completed)
+
+    def _on_error(self, e: Exception) -> None:
+        self.error = e
+        self.done.set()
+
+    def _on_completed(self) -> None:
+        self.completed = True
+        self.done.set()
+
+    def wait(self, timeout: float = 2.0) -> None:
+        assert self.done.wait(timeout), "observable did not terminate"
+
+
+def test_nothing_is_sent_until_subscription(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+    session, peer = scripted
+    session.send_request("session/new", {"cwd": "/"})
+    assert peer.nothing_sent(session)
+
+
+def test_each_subscription_sends_one_request_with_a_fresh_id(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    obs = session.send_request("x/y", {"a": 1})
+    obs.subscribe()
+    obs.subscribe()
+    first, second = peer.sent(), peer.sent()
+    assert first["method"] == second["method"] == "x/y"
+    assert first["params"] == {"a": 1}
+    assert first["jsonrpc"] == "2.0"
+    assert first["id"] != second["id"]
+
+
+def test_result_answer_emits_the_result_then_completes(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", None))
+    req = peer.sent()
+    assert "params" not in req
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"ok": True}})
+    rec.wait()
+    assert rec.values == [{"ok": True}] and rec.completed and rec.error is None
+    assert session.pending_request_count == 0
+
+
+def test_error_answer_errors_with_protocol_exception_keeping_code_message_data(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}))
+    req = peer.sent()
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32002, "message": "nope", "data": [1]}})
+    rec.wait()
+    assert isinstance(rec.error, AcpProtocolException)
+    assert (rec.error.code, rec.error.message, rec.error.data) == (-32002, "nope", [1])
+
+
+def test_dispose_before_answer_sends_exactly_one_cancel_request_and_drops_the_late_answer(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    sub = rec.subscribe(session.send_request("slow", {}))
+    req = peer.sent()
+    sub.dispose()
+    sub.dispose()
+    cancel = peer.sent()
+    assert cancel == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": req["id"]}}
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"late": True}})
+    assert peer.nothing_sent(session)
+    assert rec.values == [] and not rec.done.is_set()
+    assert session.pending_request_count == 0
+
+
+def test_dispose_after_answer_sends_nothing(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    sub = rec.subscribe(session.send_request("m", {}))
+    req = peer.sent()
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {}})
+    rec.wait()
+    sub.dispose()
+    assert peer.nothing_sent(session)
+
+
+def test_take_until_a_trigger_cancels_the_request(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+    session, peer = scripted
+    trigger: Subject[int] = Subject()
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}).pipe(ops.take_until(trigger)))
+    req = peer.sent()
+    trigger.on_next(1)
+    rec.wait()
+    assert rec.completed and rec.values == []
+    assert peer.sent() == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": req["id"]}}
+
+
+def test_timeout_in_virtual_time_cancels_and_errors_with_timeout_error() -> None:
+    peer = ScriptedTransport()
+    clock = TestScheduler()
+    session = AcpSession(peer, role="test", scheduler=clock, request_timeout=5.0)
+    session.start()
+    try:
+        rec = Recorder()
+        rec.subscribe(session.send_request("m", {}))
+        req = peer.sent()
+        flush(session)
+        clock.advance_by(4.9)
+        flush(session)
+        assert not rec.done.is_set()
+        clock.advance_by(0.2)
+        rec.wait()
+        assert isinstance(rec.error, AcpTimeoutException) and isinstance(rec.error, TimeoutError)
+        assert peer.sent()["params"] == {"requestId": req["id"]}
+        assert session.pending_request_count == 0
+    finally:
+        session.close()
+
+
+def test_per_request_timeout_none_disables_the_timer() -> None:
+    peer = ScriptedTransport()
+    clock = TestScheduler()
+    session = AcpSession(peer, role="test", scheduler=clock, request_timeout=5.0)
+    session.start()
+    try:
+        rec = Recorder()
+        rec.subscribe(session.send_request("session/prompt", {}, timeout=None))
+        peer.sent()
+        flush(session)
+        clock.advance_by(3600)
+        assert peer.nothing_sent(session) and not rec.done.is_set()
+    finally:
+        session.close()
+
+
+def test_peer_eof_errors_every_pending_request_at_once_with_the_reason(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    recs = [Recorder() for _ in range(3)]
+    for rec in recs:
+        rec.subscribe(session.send_request("m", {}))
+        peer.sent()
+    peer.eof(exit_code=3, stderr_tail="boom")
+    for rec in recs:
+        rec.wait(1.0)
+        assert isinstance(rec.error, AcpConnectionException)
+        assert rec.error.exit_code == 3 and "boom" in str(rec.error)
+
+
+def test_close_errors_pending_requests_and_is_idempotent() -> None:
+    peer = ScriptedTransport()
+    session = AcpSession(peer, role="test")
+    session.start()
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}))
+    peer.sent()
+    session.close()
+    session.close()
+    rec.wait(1.0)
+    assert isinstance(rec.error, AcpConnectionException)
+    assert peer.closed.is_set()
+
+
+def test_subscribing_after_close_errors_without_sending() -> None:
+    peer = ScriptedTransport()
+    session = AcpSession(peer, role="test", loop=None)
+    session.start()
+    peer.eof()
+    assert session.wait_closed(2.0)
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}))
+    rec.wait()
+    assert isinstance(rec.error, AcpConnectionException)
+    session.close()
+
+
+def test_typed_result_is_parsed_with_from_wire(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+    class Box:
+        def __init__(self, v: Any) -> None:
+            self.v = v
+
+        @classmethod
+        def from_wire(cls, data: Any) -> Box:
+            return cls(data)
+
+    session, peer = scripted
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}, Box))
+    req = peer.sent()
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"x": 1}})
+    rec.wait()
+    assert isinstance(rec.values[0], Box) and rec.values[0].v == {"x": 1}
+
+
+def test_unknown_and_duplicate_responses_do_not_disturb_pending_requests(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}))
+    req = peer.sent()
+    peer.inject({"jsonrpc": "2.0", "id": 999, "result": {}})
+    peer.inject({"jsonrpc": "2.0", "id": "abc", "result": {}})
+    flush(session)
+    assert not rec.done.is_set()
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": 1})
+    peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": 2})
+    rec.wait()
+    flush(session)
+    assert rec.values == [1]

@@ -75,7 +75,12 @@ class AcpProtocolException(AcpException):
         self.data = data
 
     def __repr__(self) -> str:
-        return f"AcpProtocolException(code={self.code}, message={self.message!r}, data={self.data!r})"
+        return (
+            f"AcpProtocolException(code={self.code}, message={self.message!r}, data={self.data!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.message, self.data))
 
     @classmethod
     def method_not_found(cls, method: str, hint: str | None = None) -> AcpProtocolException:
@@ -91,19 +96,27 @@ class AcpProtocolException(AcpException):
         return cls(AcpErrorCodes.INVALID_REQUEST, message, data)
 
     @classmethod
-    def internal_error(cls, message: str = "Internal error", data: Any = None) -> AcpProtocolException:
+    def internal_error(
+        cls, message: str = "Internal error", data: Any = None
+    ) -> AcpProtocolException:
         return cls(AcpErrorCodes.INTERNAL_ERROR, message, data)
 
     @classmethod
-    def request_cancelled(cls, message: str = "Request cancelled", data: Any = None) -> AcpProtocolException:
+    def request_cancelled(
+        cls, message: str = "Request cancelled", data: Any = None
+    ) -> AcpProtocolException:
         return cls(AcpErrorCodes.REQUEST_CANCELLED, message, data)
 
     @classmethod
-    def auth_required(cls, message: str = "Authentication required", data: Any = None) -> AcpProtocolException:
+    def auth_required(
+        cls, message: str = "Authentication required", data: Any = None
+    ) -> AcpProtocolException:
         return cls(AcpErrorCodes.AUTH_REQUIRED, message, data)
 
     @classmethod
-    def resource_not_found(cls, message: str = "Resource not found", data: Any = None) -> AcpProtocolException:
+    def resource_not_found(
+        cls, message: str = "Resource not found", data: Any = None
+    ) -> AcpProtocolException:
         return cls(AcpErrorCodes.RESOURCE_NOT_FOUND, message, data)
 
 
@@ -117,6 +130,9 @@ class AcpCapabilityException(AcpException):
     def __init__(self, capability: str, message: str | None = None) -> None:
         super().__init__(message or f"the peer did not advertise the capability {capability!r}")
         self.capability = capability
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.capability, str(self)))
 
 
 class AcpConnectionException(AcpException):
@@ -142,6 +158,10 @@ class AcpConnectionException(AcpException):
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        kwargs = {"exit_code": self.exit_code, "stderr_tail": self.stderr_tail}
+        return (_rebuild_connection_exception, (self.reason, kwargs))
+
 
 class AcpTimeoutException(AcpException, TimeoutError):
     """A request got no answer in time; the peer was sent ``$/cancel_request``."""
@@ -150,6 +170,13 @@ class AcpTimeoutException(AcpException, TimeoutError):
         super().__init__(f"{method} timed out after {timeout_seconds:g} s")
         self.method = method
         self.timeout_seconds = timeout_seconds
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.method, self.timeout_seconds))
+
+
+def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpConnectionException:
+    return AcpConnectionException(reason, **kwargs)
 
 
 def exception_to_error(exc: BaseException) -> dict[str, Any]:
@@ -185,7 +212,9 @@ def error_to_exception(error: Any) -> AcpProtocolException:
         code = error.get("code")
         message = error.get("message")
         return AcpProtocolException(
-            code if isinstance(code, int) and not isinstance(code, bool) else AcpErrorCodes.INTERNAL_ERROR,
+            code
+            if isinstance(code, int) and not isinstance(code, bool)
+            else AcpErrorCodes.INTERNAL_ERROR,
             message if isinstance(message, str) else "Unknown error",
             error.get("data"),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -65,17 +66,13 @@ class LoopRunner:
         if self.in_loop():
             fn()
         else:
-            try:
+            with contextlib.suppress(RuntimeError):  # loop closed: nothing left to do there
                 self.loop.call_soon_threadsafe(fn)
-            except RuntimeError:  # loop closed: nothing left to do there
-                pass
 
     def call_later(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` on the loop (never inline), from any thread."""
-        try:
+        with contextlib.suppress(RuntimeError):
             self.loop.call_soon_threadsafe(fn)
-        except RuntimeError:
-            pass
 
     def run(self, coro: Coroutine[Any, Any, _T], timeout: float | None) -> _T:
         """Run ``coro`` on the loop and wait for it from another thread, at most ``timeout`` s."""

@@ -32,9 +32,9 @@ class AcpObservable(reactivex.Observable[_T]):
     error it ended with. Cancelling the awaiting task disposes the subscription.
     """
 
-    def pipe(self, *operators: Callable[[Any], Any]) -> Any:  # type: ignore[override]
+    def pipe(self, *operators: Callable[[Any], Any]) -> Any:
         """Like ``Observable.pipe``; the result is an ``AcpObservable`` when it is an Observable."""
-        result = super().pipe(*operators)  # type: ignore[call-overload]
+        result = super().pipe(*operators)
         if isinstance(result, reactivex.Observable) and not isinstance(result, AcpObservable):
             return _wrap(result)
         return result

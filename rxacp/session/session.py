@@ -86,7 +86,18 @@ def _to_wire(value: Any) -> Any:
 class _Outgoing:
     """One outgoing request from subscription to settlement."""
 
-    __slots__ = ("done", "id", "lock", "method", "observer", "params", "result_type", "timeout", "timer", "written")
+    __slots__ = (
+        "done",
+        "id",
+        "lock",
+        "method",
+        "observer",
+        "params",
+        "result_type",
+        "timeout",
+        "timer",
+        "written",
+    )
 
     def __init__(
         self,
@@ -144,7 +155,9 @@ class AcpSession:
         self._transport = transport
         self._role = role
         self._runner = LoopRunner(loop, name=f"rxacp-{role}-loop")
-        self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(self._runner.loop)
+        self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
+            self._runner.loop
+        )
         self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._workers = WorkerPool(max_workers, name=f"rxacp-{role}-worker")
         self._request_handlers: dict[str, RequestHandler] = {}
@@ -308,8 +321,12 @@ class AcpSession:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
 
+        def resolve() -> None:
+            if not future.done():
+                future.set_result(None)
+
         def done(_: AcpConnectionException) -> None:
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))
+            loop.call_soon_threadsafe(resolve)
 
         self.add_close_listener(done)
         await future
@@ -365,7 +382,7 @@ class AcpSession:
         try:
             await asyncio.wait_for(self._inbox_idle(), bound)
             await asyncio.wait_for(self._transport.drain(), bound)
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             _log.warning("graceful close: drain did not finish within %.1f s", bound)
         await self._close_async("connection closed gracefully")
 
@@ -393,7 +410,9 @@ class AcpSession:
             return
         except jsonrpc.InvalidMessage as exc:
             if exc.answerable:
-                self._write_error(exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}")
+                self._write_error(
+                    exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
+                )
             else:
                 _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
             return
@@ -407,8 +426,14 @@ class AcpSession:
 
     def on_frame_too_large(self, size: int) -> None:
         """Transport callback: an oversized line was discarded."""
-        _log.warning("%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size)
-        self._write_error(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: message of {size} bytes exceeds the size cap")
+        _log.warning(
+            "%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size
+        )
+        self._write_error(
+            None,
+            AcpErrorCodes.PARSE_ERROR,
+            f"Parse error: message of {size} bytes exceeds the size cap",
+        )
 
     def on_closed(self, info: TransportClosed) -> None:
         """Transport callback: the incoming stream ended."""
@@ -439,7 +464,9 @@ class AcpSession:
 
         ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
         """
-        seconds = self._request_timeout if timeout is _DEFAULT else to_seconds(timeout, name="timeout")
+        seconds = (
+            self._request_timeout if timeout is _DEFAULT else to_seconds(timeout, name="timeout")
+        )
 
         def subscribe(
             observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
@@ -477,7 +504,9 @@ class AcpSession:
         try:
             frame = self._encode(jsonrpc.request_obj(rid, state.method, _to_wire(state.params)))
         except (TypeError, ValueError) as exc:
-            self._fail(state, AcpException(f"cannot send {state.method}: params are not valid JSON: {exc}"))
+            self._fail(
+                state, AcpException(f"cannot send {state.method}: params are not valid JSON: {exc}")
+            )
             return
         state.id = rid
         self._pending[rid] = state
@@ -498,7 +527,13 @@ class AcpSession:
             return  # never written, or already answered: nothing to tell the peer
         del self._pending[rid]
         if state.written and self._state != "closed":
-            _log.debug("%s: %s request %s (%s): sending $/cancel_request", self._role, why, rid, state.method)
+            _log.debug(
+                "%s: %s request %s (%s): sending $/cancel_request",
+                self._role,
+                why,
+                rid,
+                state.method,
+            )
             self._write(jsonrpc.notification_obj(CANCEL_REQUEST, {"requestId": rid}))
 
     def _time_out(self, state: _Outgoing) -> None:
@@ -522,7 +557,9 @@ class AcpSession:
     def _on_response(self, msg: jsonrpc.Response | jsonrpc.ErrorResponse) -> None:
         state = self._pending.pop(msg.id, None) if isinstance(msg.id, int) else None
         if state is None:
-            _log.debug("%s: ignoring response to unknown or finished request id %r", self._role, msg.id)
+            _log.debug(
+                "%s: ignoring response to unknown or finished request id %r", self._role, msg.id
+            )
             return
         if self._inbox_busy or self._inbox:
             self._inbox.append(("r", state, msg))
@@ -546,8 +583,11 @@ class AcpSession:
                     observer.on_error(
                         AcpProtocolException(
                             AcpErrorCodes.INTERNAL_ERROR,
-                            f"invalid {state.method} result from the peer: {exc.error_count()} error(s)",
-                            exc.errors(include_url=False, include_context=False, include_input=False),
+                            f"invalid {state.method} result from the peer: "
+                            f"{exc.error_count()} validation error(s)",
+                            exc.errors(
+                                include_url=False, include_context=False, include_input=False
+                            ),
                         )
                     )
                     return
@@ -560,7 +600,11 @@ class AcpSession:
     def _on_request(self, msg: jsonrpc.Request) -> None:
         rid = msg.id
         if rid in self._incoming:
-            self._write_error(rid, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: id {rid!r} is already in flight")
+            self._write_error(
+                rid,
+                AcpErrorCodes.INVALID_REQUEST,
+                f"Invalid request: id {rid!r} is already in flight",
+            )
             return
         handler = self._request_handlers.get(msg.method)
         if handler is None:
@@ -586,14 +630,19 @@ class AcpSession:
             got[0] = True
             req.respond(value)
 
+        def on_error(error: Exception) -> None:
+            req.respond_error(error)
+
         def on_completed() -> None:
             if not got[0]:
                 req.respond_error(
-                    AcpProtocolException.internal_error(f"handler for {msg.method} completed without a result")
+                    AcpProtocolException.internal_error(
+                        f"handler for {msg.method} completed without a result"
+                    )
                 )
 
         try:
-            subscription = source.subscribe(on_next, req.respond_error, on_completed)
+            subscription = source.subscribe(on_next, on_error, on_completed)
         except BaseException as exc:
             req.respond_error(exc)
             return
@@ -621,7 +670,9 @@ class AcpSession:
             frame = self._encode(jsonrpc.response_obj(req.id, {} if wire is None else wire))
         except (TypeError, ValueError) as exc:
             _log.error("%s: result of %s is not valid JSON: %s", self._role, req.method, exc)
-            self._write_error(req.id, AcpErrorCodes.INTERNAL_ERROR, "Internal error: result is not valid JSON")
+            self._write_error(
+                req.id, AcpErrorCodes.INTERNAL_ERROR, "Internal error: result is not valid JSON"
+            )
             return
         self._send_frame(frame)
 
@@ -629,7 +680,9 @@ class AcpSession:
         rid = params.get("requestId") if isinstance(params, dict) else None
         req = self._incoming.get(rid) if rid is not None and not isinstance(rid, bool) else None
         if req is None or req.answered:
-            _log.debug("%s: ignoring $/cancel_request for unknown or finished id %r", self._role, rid)
+            _log.debug(
+                "%s: ignoring $/cancel_request for unknown or finished id %r", self._role, rid
+            )
             return
         hook = req.cancel_hook
         if hook is not None and hook(req):
@@ -664,7 +717,9 @@ class AcpSession:
             self._log_notification_error(note, exc)
 
     def _log_notification_error(self, note: IncomingNotification, exc: BaseException) -> None:
-        _log.error("%s: handler of notification %s failed: %s", self._role, note.method, exc, exc_info=exc)
+        _log.error(
+            "%s: handler of notification %s failed: %s", self._role, note.method, exc, exc_info=exc
+        )
 
     def _drain(self) -> None:
         """Deliver queued notifications and responses in order (loop thread)."""
@@ -690,7 +745,9 @@ class AcpSession:
                 if not waiter.done():
                     waiter.set_result(None)
 
-    def _await_notification(self, source: reactivex.Observable[Any], note: IncomingNotification) -> bool:
+    def _await_notification(
+        self, source: reactivex.Observable[Any], note: IncomingNotification
+    ) -> bool:
         """Subscribe to a notification handler's work; True if it already finished."""
         flags = {"sync": True, "done": False}
 

@@ -28,7 +28,9 @@ class WorkerPool:
     (they are daemons, so an abandoned one never blocks exit).
     """
 
-    def __init__(self, max_workers: int = 32, *, name: str = "rxacp-worker", idle_seconds: float = 30.0):
+    def __init__(
+        self, max_workers: int = 32, *, name: str = "rxacp-worker", idle_seconds: float = 30.0
+    ):
         if max_workers < 1:
             raise ValueError("max_workers must be >= 1")
         self._max = max_workers

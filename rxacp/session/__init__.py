@@ -3,6 +3,7 @@ ordered notifications and close. Serves both roles; knows nothing of clients or 
 
 from __future__ import annotations
 
+from .blocking import wait_for
 from .incoming import CancelRequestHook, IncomingNotification, IncomingRequest
 from .loop import LoopRunner
 from .observable import AcpObservable, as_acp_observable
@@ -21,4 +22,5 @@ __all__ = [
     "RequestHandler",
     "WorkerPool",
     "as_acp_observable",
+    "wait_for",
 ]

@@ -1,0 +1,225 @@
+"""``AcpAgent.async_(transport)`` / ``AcpAgent.sync(transport)``: the agent builders.
+
+Each client→agent method has one handler setter (``prompt_handler``, ``new_session_handler``...).
+Async builders take handlers returning Observables (or awaitables, or plain values); sync
+builders take handlers returning values, run on a worker pool. The timing options are SDK policy
+(see ``docs/cancellation.md``).
+
+This module is *not* responsible for running anything: ``build()`` hands the collected
+configuration to :class:`AcpAsyncAgent` / :class:`AcpSyncAgent`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Generic, Self, TypeVar
+
+from reactivex import abc
+
+from .._durations import Duration, to_seconds
+from ..schema import AgentCapabilities, Implementation, PromptCapabilities
+from ..transport.base import AcpTransport
+from .agent import AcpAsyncAgent, AcpSyncAgent
+from .core import AgentConfig
+
+__all__ = ["AcpAgent", "AcpAgentBuilder", "AsyncAgentBuilder", "SyncAgentBuilder"]
+
+_A = TypeVar("_A", AcpAsyncAgent, AcpSyncAgent)
+
+
+class AcpAgentBuilder(Generic[_A]):
+    """Options and handlers shared by both builders."""
+
+    def __init__(self, transport: AcpTransport) -> None:
+        if not isinstance(transport, AcpTransport):
+            raise TypeError(f"transport must be an AcpTransport, not {type(transport).__name__}")
+        self._config = AgentConfig(transport)
+
+    # -- options -------------------------------------------------------------------------------
+    def request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of agent→client requests (default 60 s; ``0`` disables)."""
+        to_seconds(timeout, name="request_timeout")
+        self._config.request_timeout = timeout
+        return self
+
+    def cancel_grace_period(self, period: Duration | None) -> Self:
+        """SDK policy: how long after ``session/cancel`` a handler may take before the SDK
+        disposes it and answers ``cancelled`` itself (default 60 s; ``0`` disables)."""
+        to_seconds(period, name="cancel_grace_period")
+        self._config.cancel_grace_period = period
+        return self
+
+    def max_prompt_duration(self, duration: Duration | None) -> Self:
+        """SDK policy: a hard ceiling on one prompt turn; answered ``-32800`` with data
+        ``{"maxPromptDuration": "PT30M"}`` (default off)."""
+        to_seconds(duration, name="max_prompt_duration")
+        self._config.max_prompt_duration = duration
+        return self
+
+    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
+        """The scheduler of every timer (tests pass ``reactivex.testing.TestScheduler``)."""
+        self._config.scheduler = scheduler
+        return self
+
+    def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
+        """Run the connection on a loop you already run (default: its own daemon thread)."""
+        self._config.loop = loop
+        return self
+
+    def max_workers(self, count: int) -> Self:
+        """Size of the worker pool that runs blocking handlers (default 32)."""
+        if count < 1:
+            raise ValueError("max_workers must be >= 1")
+        self._config.max_workers = count
+        return self
+
+    def agent_info(
+        self,
+        info: Implementation | None = None,
+        *,
+        name: str | None = None,
+        version: str | None = None,
+        title: str | None = None,
+    ) -> Self:
+        """The ``agentInfo`` sent in the default ``initialize`` answer."""
+        if info is None:
+            if name is None or version is None:
+                raise ValueError("agent_info needs an Implementation or name= and version=")
+            info = Implementation(name=name, version=version, title=title)
+        self._config.agent_info = info
+        return self
+
+    def agent_capabilities(self, capabilities: AgentCapabilities) -> Self:
+        """Advertise exactly these capabilities (default: derived from the registered handlers)."""
+        self._config.agent_capabilities = capabilities
+        return self
+
+    def prompt_capabilities(self, capabilities: PromptCapabilities) -> Self:
+        """Prompt content the agent accepts beyond text (image, audio, embedded context)."""
+        self._config.prompt_capabilities = capabilities
+        return self
+
+    # -- handlers ------------------------------------------------------------------------------
+    def _on(self, method: str, fn: Callable[..., Any]) -> Self:
+        if not callable(fn):
+            raise TypeError(f"the handler for {method} must be callable")
+        self._config.handlers[method] = fn
+        return self
+
+    def initialize_handler(self, fn: Callable[..., Any]) -> Self:
+        """``initialize`` (default: protocol 1, agent info, capabilities from the handlers)."""
+        return self._on("initialize", fn)
+
+    def authenticate_handler(self, fn: Callable[..., Any]) -> Self:
+        """``authenticate``."""
+        return self._on("authenticate", fn)
+
+    def logout_handler(self, fn: Callable[..., Any]) -> Self:
+        """``logout`` (advertises ``auth.logout``)."""
+        return self._on("logout", fn)
+
+    def new_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/new``."""
+        return self._on("session/new", fn)
+
+    def load_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/load`` (advertises ``loadSession``)."""
+        return self._on("session/load", fn)
+
+    def list_sessions_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/list`` (advertises ``sessionCapabilities.list``)."""
+        return self._on("session/list", fn)
+
+    def delete_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/delete`` (advertises ``sessionCapabilities.delete``)."""
+        return self._on("session/delete", fn)
+
+    def resume_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/resume`` (advertises ``sessionCapabilities.resume``)."""
+        return self._on("session/resume", fn)
+
+    def close_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/close`` (advertises ``sessionCapabilities.close``); the SDK cancels the
+        session's active turn before calling it."""
+        return self._on("session/close", fn)
+
+    def set_session_mode_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/set_mode``."""
+        return self._on("session/set_mode", fn)
+
+    def set_session_config_option_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/set_config_option``."""
+        return self._on("session/set_config_option", fn)
+
+    def prompt_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/prompt``: ``fn(request, context)``; see ``docs/cancellation.md``."""
+        return self._on("session/prompt", fn)
+
+    def cancel_handler(self, fn: Callable[..., Any]) -> Self:
+        """``session/cancel``: called after the SDK marked the turn cancelled."""
+        return self._on("session/cancel", fn)
+
+    def fork_session_handler(self, fn: Callable[..., Any]) -> Self:
+        """Unstable: ``session/fork``."""
+        return self._on("session/fork", fn)
+
+    def list_providers_handler(self, fn: Callable[..., Any]) -> Self:
+        """Unstable: ``providers/list``."""
+        return self._on("providers/list", fn)
+
+    def set_provider_handler(self, fn: Callable[..., Any]) -> Self:
+        """Unstable: ``providers/set``."""
+        return self._on("providers/set", fn)
+
+    def disable_provider_handler(self, fn: Callable[..., Any]) -> Self:
+        """Unstable: ``providers/disable``."""
+        return self._on("providers/disable", fn)
+
+    def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
+        """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
+        _check_ext(method)
+        self._config.ext_requests[method] = fn
+        return self
+
+    def ext_notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
+        """An extension notification (``method`` must start with ``_``)."""
+        _check_ext(method)
+        self._config.ext_notifications[method] = fn
+        return self
+
+    def build(self) -> _A:
+        raise NotImplementedError
+
+
+def _check_ext(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension methods must start with '_' (got {method!r})")
+
+
+class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
+    """Builds an :class:`AcpAsyncAgent`: handlers return Observables (or awaitables/values)."""
+
+    def build(self) -> AcpAsyncAgent:
+        return AcpAsyncAgent(self._config)
+
+
+class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
+    """Builds an :class:`AcpSyncAgent`: handlers return values and run on worker threads."""
+
+    def build(self) -> AcpSyncAgent:
+        return AcpSyncAgent(self._config)
+
+
+class AcpAgent:
+    """Entry point: ``AcpAgent.sync(transport)`` or ``AcpAgent.async_(transport)``."""
+
+    @staticmethod
+    def async_(transport: AcpTransport) -> AsyncAgentBuilder:
+        """A builder for an Rx agent whose handlers return Observables."""
+        return AsyncAgentBuilder(transport)
+
+    @staticmethod
+    def sync(transport: AcpTransport) -> SyncAgentBuilder:
+        """A builder for a blocking agent whose handlers return values."""
+        return SyncAgentBuilder(transport)

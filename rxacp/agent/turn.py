@@ -1,0 +1,304 @@
+"""``PromptTurn``: one ``session/prompt`` from arrival to its single answer (SDK policy).
+
+Rules (DESIGN §5, ``docs/cancellation.md``) — protocol rules are marked *spec*, the rest is
+rxacp policy:
+
+1. One active turn per ACP session; a second prompt gets ``-32600`` until the first is answered,
+   also after ``session/cancel``.
+2. Cancellation triggers: ``session/cancel`` / ``session/close`` for the session,
+   ``$/cancel_request`` for the prompt id, the grace period or the maximum duration passing, the
+   connection closing. All fire the same :class:`CancelSignal`.
+3. After ``session/cancel`` (or ``session/close``) the answer is stop reason ``cancelled``
+   whatever the handler returns or raises, keeping a returned response's ``_meta`` (*spec*: the
+   agent MUST answer ``cancelled``).
+4. Grace period: if the handler has not answered ``cancel_grace_period`` after the first
+   ``session/cancel``, the handler is disposed and ``cancelled`` is answered. Repeated cancels do
+   not extend it.
+5. Maximum duration: the handler is disposed and ``-32800`` answered with data
+   ``{"maxPromptDuration": "PT30M"}``, or ``cancelled`` if the turn was already cancelling.
+6. ``$/cancel_request`` for the prompt: handler disposed, ``-32800`` at once, or ``cancelled``
+   if ``session/cancel`` already arrived.
+7. Cascade: on cancellation the turn's pending agent→client requests are disposed, which sends
+   ``$/cancel_request`` for each (*spec* cascading cancellation); new ones fail without sending.
+8. Exactly one answer; no ``session/update`` of the turn is written after its answer (later ones
+   are dropped and logged); updates sent before the answer are written before it.
+
+All state transitions happen on the connection's event loop, so they need no locks.
+
+This module is *not* responsible for the handler API (see ``context.py``) or for routing
+requests (see ``core.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+import reactivex
+from reactivex import abc
+from reactivex.disposable import Disposable
+
+from .._durations import iso8601_duration
+from ..errors import AcpErrorCodes, AcpProtocolException
+from ..schema import PromptResponse, SessionNotification
+from ..session import AcpObservable, IncomingRequest
+from .cancel_signal import CancelSignal
+
+if TYPE_CHECKING:
+    from .core import AgentCore
+
+__all__ = ["PromptTurn"]
+
+
+def _turn_cancelled() -> AcpProtocolException:
+    return AcpProtocolException.request_cancelled("the prompt turn was cancelled")
+
+
+_log = logging.getLogger("rxacp.agent.turn")
+
+RUNNING, CANCELLING, ANSWERED = "running", "cancelling", "answered"
+
+SESSION_CANCEL = "session/cancel"
+SESSION_CLOSE = "session/close"
+CANCEL_REQUEST = "$/cancel_request"
+GRACE_PERIOD = "grace period"
+MAX_DURATION = "max prompt duration"
+CONNECTION_CLOSED = "connection closed"
+
+
+class PromptTurn:
+    """The state of one prompt turn. Created and driven by :class:`AgentCore` on the loop."""
+
+    def __init__(
+        self, core: AgentCore, incoming: IncomingRequest, session_id: str, request: Any
+    ) -> None:
+        self._core = core
+        self.incoming = incoming
+        self.session_id = session_id
+        self.request = request
+        self.state = RUNNING
+        self.session_cancelled = False
+        """True once ``session/cancel`` or ``session/close`` arrived (answer: ``cancelled``)."""
+        self.signal = CancelSignal()
+        self._children: dict[int, abc.DisposableBase] = {}
+        self._child_seq = 0
+        self._children_lock = threading.Lock()
+        self._handler_sub: abc.DisposableBase | None = None
+        self._grace_timer: abc.DisposableBase | None = None
+        self._max_timer: abc.DisposableBase | None = None
+        self._got_value = False
+        incoming.cancel_hook = self._on_cancel_request
+
+    # ------------------------------------------------------------------ lifecycle (loop)
+    def start(self, source: reactivex.Observable[Any]) -> None:
+        """Subscribe the handler's work and arm the maximum-duration timer."""
+        max_seconds = self._core.max_prompt_duration
+        if max_seconds is not None:
+            self._max_timer = self._core.session.scheduler.schedule_relative(
+                max_seconds, lambda _s, _st: self._on_loop(self._on_max_duration)
+            )
+        try:
+            sub = source.subscribe(self._on_result, self._on_error, self._on_completed)
+        except Exception as exc:
+            self._on_error(exc)
+            return
+        if self.state == ANSWERED:
+            sub.dispose()
+        else:
+            self._handler_sub = sub
+
+    def _on_loop(self, fn: Any) -> None:
+        self._core.session.runner.call(fn)
+
+    def _on_result(self, value: Any) -> None:
+        self._got_value = True
+        self._on_loop(lambda: self._answer(result=value))
+
+    def _on_error(self, error: Exception) -> None:
+        self._on_loop(lambda: self._answer(error=error))
+
+    def _on_completed(self) -> None:
+        if not self._got_value:
+            self._on_loop(lambda: self._answer(result=None))
+
+    # ------------------------------------------------------------------ triggers (loop)
+    def cancel_from_session(self, reason: str = SESSION_CANCEL) -> None:
+        """``session/cancel`` or ``session/close`` for this turn's session."""
+        if self.state != RUNNING:
+            return  # already cancelling (grace not extended) or answered
+        self.session_cancelled = True
+        self.state = CANCELLING
+        self._fire(reason)
+        grace = self._core.cancel_grace_period
+        if grace is not None:
+            self._grace_timer = self._core.session.scheduler.schedule_relative(
+                grace, lambda _s, _st: self._on_loop(self._on_grace_expired)
+            )
+
+    def _on_cancel_request(self, _req: IncomingRequest) -> bool:
+        if self.state == ANSWERED:
+            return True
+        self._fire(CANCEL_REQUEST)
+        if self.session_cancelled:
+            self._answer(result=None)  # answered `cancelled` (rule 6)
+        else:
+            self._answer(error=AcpProtocolException.request_cancelled())
+        return True
+
+    def _on_grace_expired(self) -> None:
+        if self.state == ANSWERED:
+            return
+        _log.warning(
+            "prompt handler for session %s did not answer within the cancel grace period; "
+            "answering `cancelled` for it",
+            self.session_id,
+        )
+        self._answer(result=None)
+
+    def _on_max_duration(self) -> None:
+        if self.state == ANSWERED:
+            return
+        self._fire(MAX_DURATION)
+        if self.session_cancelled:
+            self._answer(result=None)
+            return
+        seconds = self._core.max_prompt_duration or 0.0
+        self._answer(
+            error=AcpProtocolException(
+                AcpErrorCodes.REQUEST_CANCELLED,
+                "Prompt turn exceeded the maximum prompt duration",
+                {"maxPromptDuration": iso8601_duration(seconds)},
+            )
+        )
+
+    def on_connection_closed(self) -> None:
+        """The connection ended: stop the handler; no answer can be written any more."""
+        if self.state == ANSWERED:
+            return
+        self.state = ANSWERED
+        self._fire(CONNECTION_CLOSED)
+        self._teardown()
+
+    def _fire(self, reason: str) -> None:
+        if self.signal.fire(reason):
+            self._dispose_children()
+
+    # ------------------------------------------------------------------ the one answer (loop)
+    def _answer(self, *, result: Any = None, error: BaseException | None = None) -> None:
+        if self.state == ANSWERED:
+            return
+        self.state = ANSWERED
+        if not self.signal.is_set():
+            self.signal.fire("answered")  # lets on_cancel users stop side work; no cascade needed
+        self._teardown()
+        if self.session_cancelled:
+            meta = getattr(result, "meta", None) if isinstance(result, PromptResponse) else None
+            response = PromptResponse.cancelled()
+            if meta is not None:
+                response.meta = meta
+            self.incoming.respond(response)
+        elif error is not None:
+            self.incoming.respond_error(error)
+        elif result is None:
+            self.incoming.respond(PromptResponse.end_turn())
+        else:
+            self.incoming.respond(result)
+
+    def _teardown(self) -> None:
+        for attr in ("_grace_timer", "_max_timer", "_handler_sub"):
+            disposable = getattr(self, attr)
+            if disposable is not None:
+                setattr(self, attr, None)
+                disposable.dispose()
+        self._dispose_children()
+        self._core.turn_finished(self)
+
+    # ------------------------------------------------------------------ updates and children
+    def send_update(self, update: Any) -> None:
+        """Write a ``session/update`` for this turn unless the turn was already answered.
+
+        Callable from any thread; the check happens on the loop at write time, so an update
+        is either written before the answer or dropped (and logged), never after it.
+        """
+        notification = (
+            update
+            if isinstance(update, SessionNotification)
+            else SessionNotification(session_id=self.session_id, update=update)
+        )
+        runner = self._core.session.runner
+        if runner.in_loop():
+            self._write_update(notification)
+        else:
+            runner.call_later(lambda: self._write_update(notification))
+
+    def _write_update(self, notification: SessionNotification) -> None:
+        if self.state == ANSWERED:
+            _log.info(
+                "dropping a session/update for session %s sent after the prompt was answered",
+                self.session_id,
+            )
+            return
+        self._core.session.send_notification("session/update", notification)
+
+    def track(self, source: AcpObservable[Any]) -> AcpObservable[Any]:
+        """Tie an agent→client request to this turn (cascading cancellation).
+
+        When the turn is cancelled the request is disposed (the client gets
+        ``$/cancel_request``) and its subscriber errors with ``-32800``. Once the turn is
+        cancelled or answered, new requests fail the same way without being sent.
+        """
+
+        def subscribe(
+            observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            if self.signal.is_set():
+                observer.on_error(_turn_cancelled())
+                return Disposable()
+            with self._children_lock:
+                self._child_seq += 1
+                key = self._child_seq
+            holder: list[abc.DisposableBase] = []
+
+            def finished() -> None:
+                with self._children_lock:
+                    self._children.pop(key, None)
+
+            def on_error(error: Exception) -> None:
+                finished()
+                observer.on_error(error)
+
+            def on_completed() -> None:
+                finished()
+                observer.on_completed()
+
+            def cascade() -> None:
+                if holder:
+                    holder[0].dispose()
+                observer.on_error(_turn_cancelled())
+
+            with self._children_lock:
+                self._children[key] = Disposable(cascade)
+            holder.append(
+                source.subscribe(observer.on_next, on_error, on_completed, scheduler=scheduler)
+            )
+            if self.signal.is_set():  # cancelled while subscribing
+                with self._children_lock:
+                    pending = self._children.pop(key, None)
+                if pending is not None:
+                    pending.dispose()
+
+            def dispose() -> None:
+                finished()
+                holder[0].dispose()
+
+            return Disposable(dispose)
+
+        return AcpObservable(subscribe)
+
+    def _dispose_children(self) -> None:
+        with self._children_lock:
+            children = list(self._children.values())
+            self._children.clear()
+        for child in children:
+            child.dispose()

@@ -1,0 +1,50 @@
+"""``wait_for``: block the calling thread on a one-value Observable, with a bound.
+
+The thread-blocking shell of the sync APIs (``AcpSyncClient``, ``AcpSyncAgent``,
+``SyncPromptContext``). Unlike ``Observable.run()`` it has a timeout and disposes the
+subscription when the wait is interrupted (Ctrl-C, timeout), so the peer is told
+(``$/cancel_request``).
+
+This module is *not* responsible for what is being waited for.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import reactivex
+
+from ..errors import AcpTimeoutException
+
+__all__ = ["wait_for"]
+
+
+def wait_for(
+    source: reactivex.Observable[Any], timeout: float | None, *, what: str = "call"
+) -> Any:
+    """Subscribe, wait for the last value (``None`` if empty) or raise the error.
+
+    Raises :class:`AcpTimeoutException` if nothing ends the Observable within ``timeout``
+    seconds (``None``: wait forever). Disposes the subscription on timeout or interruption.
+    """
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def on_next(value: Any) -> None:
+        box["value"] = value
+
+    def on_error(error: Exception) -> None:
+        box["error"] = error
+        done.set()
+
+    subscription = source.subscribe(on_next, on_error, done.set)
+    try:
+        if not done.wait(timeout):
+            raise AcpTimeoutException(what, timeout or 0.0)
+    except BaseException:
+        subscription.dispose()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")

@@ -1,0 +1,522 @@
+"""The prompt-turn rules (DESIGN §5, docs/cancellation.md), each on the wire, sync and async."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import reactivex
+from reactivex import operators as ops
+from reactivex.subject import Subject
+
+from rxacp.agent import PromptContext, SyncPromptContext
+from rxacp.errors import AcpProtocolException
+from rxacp.schema import PromptRequest, PromptResponse
+
+from .harness import SESSION, AgentHarness
+
+API = ["sync", "async"]
+
+
+class Gate:
+    """Lets a sync handler block until the test opens it (bounded)."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def wait(self) -> None:
+        assert self.event.wait(5), "gate never opened"
+
+    def open(self) -> None:
+        self.event.set()
+
+
+def cooperative(api: str, reply: Any = None, fail: Exception | None = None) -> Any:
+    """Sends one update, waits for cancellation, then returns ``reply`` (or raises ``fail``)."""
+    reply = reply or PromptResponse.end_turn()
+    if api == "sync":
+
+        def sync_handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+            ctx.send_message("working")
+            cancelled = threading.Event()
+            ctx.on_cancel(cancelled.set)
+            assert cancelled.wait(5)
+            assert ctx.is_cancelled()
+            if fail is not None:
+                raise fail
+            return reply  # type: ignore[no-any-return]
+
+        return sync_handler
+
+    def async_handler(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ctx.send_message("working")
+
+        def after(_: Any) -> Any:
+            assert ctx.is_cancelled()
+            if fail is not None:
+                raise fail
+            return reply
+
+        return ctx.when_cancelled().pipe(ops.map(after))
+
+    return async_handler
+
+
+def never_answers(api: str, gate: Gate) -> Any:
+    """Ignores cancellation entirely (stubborn)."""
+    if api == "sync":
+
+        def sync_handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+            ctx.send_message("stubborn")
+            gate.wait()
+            return PromptResponse.end_turn()
+
+        return sync_handler
+
+    def async_handler(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ctx.send_message("stubborn")
+        return reactivex.never()
+
+    return async_handler
+
+
+@pytest.fixture
+def harnesses() -> Iterator[list[AgentHarness]]:
+    made: list[AgentHarness] = []
+    yield made
+    for h in made:
+        h.close()
+
+
+def make(harnesses: list[AgentHarness], api: str, handler: Any, **kw: Any) -> AgentHarness:
+    h = AgentHarness(api, configure=lambda b: b.prompt_handler(handler), **kw)
+    harnesses.append(h)
+    return h
+
+
+def is_update(msg: dict[str, Any], text: str) -> bool:
+    return (
+        msg.get("method") == "session/update" and msg["params"]["update"]["content"]["text"] == text
+    )
+
+
+@pytest.mark.parametrize("api", API)
+def test_session_cancel_answers_cancelled_even_when_the_handler_returns_end_turn(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    h = make(harnesses, api, cooperative(api))
+    rid = h.prompt()
+    assert is_update(h.next(), "working")
+    h.cancel()
+    updates, answer = h.next_answer()
+    assert updates == []
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+
+
+@pytest.mark.parametrize("api", API)
+def test_after_session_cancel_a_handler_failure_is_answered_cancelled(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    h = make(harnesses, api, cooperative(api, fail=RuntimeError("interrupted")))
+    rid = h.prompt()
+    h.next()
+    h.cancel()
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+
+
+@pytest.mark.parametrize("api", API)
+def test_cancelled_answer_keeps_the_meta_of_the_handlers_response(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    reply = PromptResponse(stop_reason="end_turn", meta={"tokens": 42})
+    h = make(harnesses, api, cooperative(api, reply=reply))
+    rid = h.prompt()
+    h.next()
+    h.cancel()
+    _, answer = h.next_answer()
+    assert answer["id"] == rid
+    assert answer["result"] == {"stopReason": "cancelled", "_meta": {"tokens": 42}}
+
+
+@pytest.mark.parametrize("api", API)
+def test_before_cancel_a_handler_failure_is_answered_with_its_own_code(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        raise AcpProtocolException(-32002, "no such file", {"path": "/x"})
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        return reactivex.throw(RuntimeError("bug"))
+
+    h = make(harnesses, api, sync_h if api == "sync" else async_h)
+    rid = h.prompt()
+    answer = h.next()
+    assert answer["id"] == rid
+    expected = -32002 if api == "sync" else -32603
+    assert answer["error"]["code"] == expected
+
+
+@pytest.mark.parametrize("api", API)
+def test_a_second_prompt_on_a_busy_session_gets_invalid_request_even_after_cancel(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate))
+    h.prompt()
+    h.next()
+    second = h.prompt()
+    answer = h.next()
+    assert answer["id"] == second and answer["error"]["code"] == -32600
+    h.cancel()
+    third = h.prompt()
+    answer = h.next()
+    assert answer["id"] == third and answer["error"]["code"] == -32600
+    gate.open()
+
+
+@pytest.mark.parametrize("api", API)
+def test_two_sessions_run_turns_concurrently_and_cancelling_one_leaves_the_other(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    h = make(harnesses, api, cooperative(api))
+    a = h.prompt(session="A")
+    b = h.prompt(session="B")
+    first, second = h.next(), h.next()
+    assert {first["params"]["sessionId"], second["params"]["sessionId"]} == {"A", "B"}
+    h.cancel("A")
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": a, "result": {"stopReason": "cancelled"}}
+    assert h.idle()
+    assert h.agent.active_turns == 1
+    h.cancel("B")
+    _, answer = h.next_answer()
+    assert answer["id"] == b
+
+
+@pytest.mark.parametrize("api", API)
+def test_grace_period_answers_cancelled_for_a_stubborn_handler_in_virtual_time(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate), grace=10.0)
+    rid = h.prompt()
+    h.next()
+    h.cancel()
+    h.advance(9.0)
+    h.cancel()  # a repeated cancel does not extend the grace period
+    assert h.idle()
+    h.advance(1.5)
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    assert h.agent.active_turns == 0
+    gate.open()
+    assert h.idle(), "the abandoned handler's late answer must be discarded"
+    nxt = h.prompt()
+    assert h.next()["method"] == "session/update"
+    h.cancel()
+    h.advance(10.5)
+    _, answer = h.next_answer()
+    assert answer["id"] == nxt
+
+
+@pytest.mark.parametrize("api", API)
+def test_zero_grace_period_disables_the_rescue(harnesses: list[AgentHarness], api: str) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate), grace=None)
+    h.prompt()
+    h.next()
+    h.cancel()
+    h.advance(3600)
+    assert h.idle() and h.agent.active_turns == 1
+    gate.open()
+
+
+@pytest.mark.parametrize("api", API)
+def test_max_prompt_duration_answers_request_cancelled_with_iso_duration(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate), max_duration=1800.0)
+    rid = h.prompt()
+    h.next()
+    h.advance(1799)
+    assert h.idle()
+    h.advance(2)
+    _, answer = h.next_answer()
+    assert answer["id"] == rid
+    assert answer["error"]["code"] == -32800
+    assert answer["error"]["data"] == {"maxPromptDuration": "PT30M"}
+    gate.open()
+
+
+@pytest.mark.parametrize("api", API)
+def test_max_prompt_duration_answers_cancelled_when_already_cancelling(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate), grace=100.0, max_duration=30.0)
+    rid = h.prompt()
+    h.next()
+    h.advance(10)
+    h.cancel()
+    h.advance(25)
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    gate.open()
+
+
+@pytest.mark.parametrize("api", API)
+def test_cancel_request_for_the_prompt_answers_request_cancelled_at_once(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate))
+    rid = h.prompt(id="p-1")
+    h.next()
+    h.cancel_request("p-1")
+    _, answer = h.next_answer()
+    assert answer["id"] == rid and answer["error"]["code"] == -32800
+    assert h.agent.active_turns == 0
+    gate.open()
+    assert h.idle()
+
+
+@pytest.mark.parametrize("api", API)
+def test_cancel_request_after_session_cancel_answers_cancelled(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate))
+    rid = h.prompt()
+    h.next()
+    h.cancel()
+    h.flush()
+    h.cancel_request(rid)
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    gate.open()
+
+
+@pytest.mark.parametrize("api", API)
+def test_session_cancel_without_an_active_turn_has_no_answer_and_no_effect(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    def quick_sync(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        return PromptResponse.end_turn()
+
+    def quick_async(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        return reactivex.of(PromptResponse.end_turn())
+
+    h = make(harnesses, api, quick_sync if api == "sync" else quick_async)
+    h.cancel()
+    assert h.idle()
+    rid = h.prompt()
+    assert h.next() == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
+
+
+@pytest.mark.parametrize("api", API)
+def test_all_triggers_look_the_same_from_inside_the_handler(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    seen: list[tuple[bool, bool, bool]] = []
+    done = threading.Event()
+
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        called = threading.Event()
+        ctx.on_cancel(called.set)
+        ctx.send_message("go")
+        assert called.wait(5)
+        late: list[bool] = []
+        ctx.on_cancel(lambda: late.append(True))  # already cancelled: runs at once
+        seen.append((ctx.is_cancelled(), called.is_set(), bool(late)))
+        done.set()
+        return PromptResponse.end_turn()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ctx.send_message("go")
+
+        def record(_: Any) -> PromptResponse:
+            late: list[str] = []
+            ctx.when_cancelled().subscribe(late.append)  # late subscriber still sees it
+            seen.append((ctx.is_cancelled(), True, bool(late)))
+            done.set()
+            return PromptResponse.end_turn()
+
+        return ctx.when_cancelled().pipe(ops.map(record))
+
+    triggers = ["session/cancel", "$/cancel_request", "grace", "max"]
+    for trigger in triggers:
+        done.clear()
+        h = make(
+            harnesses,
+            api,
+            sync_h if api == "sync" else async_h,
+            grace=5.0 if trigger == "grace" else 60.0,
+            max_duration=5.0 if trigger == "max" else None,
+        )
+        rid = h.prompt()
+        h.next()
+        if trigger == "session/cancel":
+            h.cancel()
+        elif trigger == "$/cancel_request":
+            h.cancel_request(rid)
+        elif trigger == "grace":
+            h.cancel()
+        else:
+            h.advance(6)
+        assert done.wait(5), trigger
+    assert seen == [(True, True, True)] * len(triggers)
+
+
+@pytest.mark.parametrize("api", API)
+def test_connection_closing_cancels_the_running_turn(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    cancelled = threading.Event()
+
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        ctx.on_cancel(cancelled.set)
+        ctx.send_message("x")
+        cancelled.wait(5)
+        return PromptResponse.end_turn()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ctx.on_cancel(cancelled.set)
+        ctx.send_message("x")
+        return reactivex.never()
+
+    h = make(harnesses, api, sync_h if api == "sync" else async_h)
+    h.prompt()
+    h.next()
+    h.peer.eof()
+    assert cancelled.wait(2)
+    assert h.agent.session.wait_closed(2)
+
+
+@pytest.mark.parametrize("api", API)
+def test_no_update_is_written_after_the_answer(harnesses: list[AgentHarness], api: str) -> None:
+    gate = Gate()
+    finished = threading.Event()
+    ctx_box: list[Any] = []
+
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        ctx.send_message("before")
+        gate.wait()
+        ctx.send_message("after the answer")
+        finished.set()
+        return PromptResponse.end_turn()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ctx_box.append(ctx)
+        ctx.send_message("before")
+        return reactivex.never()
+
+    h = make(harnesses, api, sync_h if api == "sync" else async_h, grace=1.0)
+    rid = h.prompt()
+    assert is_update(h.next(), "before")
+    h.cancel()
+    h.advance(2)
+    _, answer = h.next_answer()
+    assert answer["id"] == rid
+    if api == "sync":
+        gate.open()
+        assert finished.wait(5)
+    else:
+        ctx_box[0].send_message("after the answer")
+    assert h.idle()
+
+
+@pytest.mark.parametrize("api", API)
+def test_updates_sent_before_the_answer_are_written_before_it(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        for i in range(200):
+            ctx.send_message(str(i))
+        return PromptResponse.end_turn()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        for i in range(200):
+            ctx.send_message(str(i))
+        return reactivex.of(PromptResponse.end_turn())
+
+    h = make(harnesses, api, sync_h if api == "sync" else async_h)
+    rid = h.prompt()
+    updates, answer = h.next_answer()
+    assert [u["params"]["update"]["content"]["text"] for u in updates] == [
+        str(i) for i in range(200)
+    ]
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
+
+
+@pytest.mark.parametrize("api", API)
+def test_cancellation_cascades_to_pending_client_requests(
+    harnesses: list[AgentHarness], api: str
+) -> None:
+    errors: list[Exception] = []
+
+    def sync_h(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        try:
+            ctx.read_file("/tmp/x")
+        except AcpProtocolException as exc:
+            errors.append(exc)
+        return PromptResponse.end_turn()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        return ctx.read_file("/tmp/x").pipe(
+            ops.do_action(on_error=errors.append),
+            ops.map(lambda _: PromptResponse.end_turn()),
+            ops.catch(reactivex.of(PromptResponse.end_turn())),
+        )
+
+    h = make(
+        harnesses,
+        api,
+        sync_h if api == "sync" else async_h,
+        client_capabilities={"fs": {"readTextFile": True}},
+    )
+    rid = h.prompt()
+    read = h.next()
+    assert read["method"] == "fs/read_text_file" and read["params"]["sessionId"] == SESSION
+    h.cancel()
+    cancel = h.next()
+    assert cancel == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": read["id"]},
+    }
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    assert (
+        len(errors) == 1
+        and isinstance(errors[0], AcpProtocolException)
+        and errors[0].code == -32800
+    )
+
+
+def test_async_handler_stops_its_work_with_take_until_when_cancelled(
+    harnesses: list[AgentHarness],
+) -> None:
+    ticks: Subject[int] = Subject()
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        return ticks.pipe(
+            ops.do_action(lambda i: ctx.send_message(f"tick {i}")),
+            ops.take_until(ctx.when_cancelled()),
+            ops.last_or_default(None),
+            ops.map(lambda _: PromptResponse.end_turn()),
+        )
+
+    h = make(harnesses, "async", async_h)
+    rid = h.prompt()
+    h.flush()
+    ticks.on_next(1)
+    assert is_update(h.next(), "tick 1")
+    h.cancel()
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    ticks.on_next(2)
+    assert h.idle()

@@ -59,7 +59,9 @@ def test_exactly_one_right_answer_for_any_interleaving(script: list[tuple[Any, .
     def handler(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
         return answers
 
-    h = AgentHarness("async", grace=GRACE, max_duration=MAX, configure=lambda b: b.prompt_handler(handler))
+    h = AgentHarness(
+        "async", grace=GRACE, max_duration=MAX, configure=lambda b: b.prompt_handler(handler)
+    )
     try:
         rid = h.prompt()
         h.flush()

@@ -1,0 +1,209 @@
+"""Base model and validation helpers shared by every generated ACP schema model.
+
+This module is hand-written. It defines :class:`AcpModel` (wire naming, forward-compatible
+extra fields, ``to_wire``/``from_wire``) and the small field-level helpers the generated code
+uses: lenient fields (``x-deserialize-default-on-error``), list fields that drop invalid items
+(``x-deserialize-skip-invalid-items``) and the callable discriminator that routes unknown union
+tags to a generic model.
+
+It is NOT responsible for the models themselves (see ``_generated.py``), for JSON-RPC envelopes,
+or for any I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_serializer,
+)
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "UNKNOWN_TAG",
+    "AcpModel",
+    "EmptyListOnError",
+    "NoneOnError",
+    "SkipInvalidItems",
+    "UnknownVariant",
+    "tag_discriminator",
+    "unknown_on_error",
+]
+
+UNKNOWN_TAG: Final = "__unknown__"
+"""Pydantic ``Tag`` used for the generic variant that receives unknown discriminator values."""
+
+_MISSING: Final = object()
+
+
+class AcpModel(BaseModel):
+    """Base class of every ACP schema model.
+
+    - Python attributes are snake_case, wire names camelCase; ``_meta`` is the attribute ``meta``.
+    - Construct with Python names (``PromptRequest(session_id=..., prompt=[...])``); wire names
+      are accepted too.
+    - Unknown fields are kept (``model_extra``) and written back unchanged by :meth:`to_wire`.
+    - Use :meth:`to_wire` / :meth:`from_wire` at the protocol boundary. ``model_dump`` and
+      ``model_dump_json`` already default to wire names; pass ``exclude_none=True`` to match
+      :meth:`to_wire`.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        extra="allow",
+        arbitrary_types_allowed=False,
+    )
+
+    @model_serializer(mode="wrap")
+    def _keep_null_extras(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        # exclude_none must only drop *declared* optional fields that are unset; an unknown field
+        # that a peer sent as an explicit null is part of the raw payload and is written back.
+        data = handler(self)
+        extra = self.__pydantic_extra__
+        if extra and info.exclude_none and isinstance(data, dict):
+            for key, value in extra.items():
+                if value is None:
+                    data[key] = None
+        return data
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the JSON-compatible wire form: camelCase names, ``None`` fields omitted.
+
+        Unknown (extra) fields are preserved exactly as received.
+        """
+        result: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return result
+
+    def to_wire_json(self) -> str:
+        """Return :meth:`to_wire` as a compact JSON string (non-ASCII kept as is)."""
+        return self.model_dump_json(by_alias=True, exclude_none=True)
+
+    @classmethod
+    def from_wire(cls, data: Any) -> Self:
+        """Validate a wire value (a ``dict`` or an instance) into this model.
+
+        Only wire (camelCase) names are matched, so a snake_case key sent by a peer stays an
+        unknown field instead of silently filling a declared one. ``None`` (a JSON ``null``
+        result of an empty response, e.g. ``fs/write_text_file``) is read as ``{}``.
+
+        Raises:
+            pydantic.ValidationError: the value does not match the schema.
+        """
+        return cls.model_validate({} if data is None else data, by_alias=True, by_name=False)
+
+    @classmethod
+    def from_wire_json(cls, data: str | bytes) -> Self:
+        """Parse a JSON document into this model (see :meth:`from_wire`)."""
+        return cls.model_validate_json(data, by_alias=True, by_name=False)
+
+
+class UnknownVariant(AcpModel):
+    """Base of the generic ``Unknown*`` union variants (unknown or malformed tagged values).
+
+    The whole raw payload lives in the model's extra fields and is written back unchanged.
+    """
+
+
+def _none_on_error(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        return None
+
+
+def _empty_list_on_error(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        return []
+
+
+def _skip_invalid_items(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    if not isinstance(value, list):
+        return handler(value)
+    items = value
+    while True:
+        try:
+            return handler(items)
+        except ValidationError as exc:
+            bad = {
+                err["loc"][0]
+                for err in exc.errors()
+                if err["loc"] and isinstance(err["loc"][0], int)
+            }
+            if not bad:
+                raise
+            items = [item for index, item in enumerate(items) if index not in bad]
+
+
+NoneOnError: Final = WrapValidator(_none_on_error)
+"""``x-deserialize-default-on-error`` for optional fields: an invalid value becomes ``None``."""
+
+EmptyListOnError: Final = WrapValidator(_empty_list_on_error)
+"""``x-deserialize-default-on-error`` for required list fields: an invalid value becomes ``[]``."""
+
+SkipInvalidItems: Final = WrapValidator(_skip_invalid_items)
+"""``x-deserialize-skip-invalid-items``: list items that fail validation are dropped."""
+
+
+def tag_discriminator(
+    wire_name: str, attr_name: str, known: frozenset[str], default: str | None = None
+) -> Callable[[Any], str]:
+    """Build a pydantic callable discriminator for a tagged union.
+
+    Returns the tag for known values, ``default`` (the tag of the variant used when the tag is
+    absent) when the tag is missing, and :data:`UNKNOWN_TAG` otherwise, so unknown variants are
+    parsed into the union's generic ``Unknown*`` model instead of failing.
+    """
+    fallback = default if default is not None else UNKNOWN_TAG
+
+    def discriminate(value: Any) -> str:
+        if isinstance(value, dict):
+            tag = value.get(wire_name, _MISSING)
+        elif isinstance(value, UnknownVariant):
+            return UNKNOWN_TAG
+        else:
+            tag = getattr(value, attr_name, _MISSING)
+            if tag is _MISSING and isinstance(value, BaseModel) and value.model_extra:
+                tag = value.model_extra.get(wire_name, _MISSING)
+        if tag is _MISSING:
+            return fallback
+        if isinstance(tag, str) and tag in known:
+            return tag
+        return UNKNOWN_TAG
+
+    return discriminate
+
+
+def unknown_on_error(unknown: type[AcpModel]) -> Callable[[Any, ValidatorFunctionWrapHandler], Any]:
+    """Wrap-validator body: a union value that fails validation becomes ``unknown`` (raw kept).
+
+    Used for unions whose values arrive in notifications (``SessionUpdate``): a known tag with a
+    malformed payload is kept as the generic model instead of failing the whole message. Values
+    that do not even fit ``unknown`` (no string tag) still raise the original error.
+    """
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            if isinstance(value, dict):
+                try:
+                    return unknown.model_validate(value, by_alias=True, by_name=False)
+                except ValidationError:
+                    pass
+            raise
+
+    return validate

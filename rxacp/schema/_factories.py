@@ -1,0 +1,201 @@
+"""Factory mixins (Java-SDK-style constructors) mixed into generated schema models.
+
+The generator adds these mixins as extra bases of a few generated classes (both the stable and
+the unstable module), so ``InitializeResponse.ok()``, ``PromptResponse.end_turn()``,
+``PromptRequest.text(...)`` and friends exist without editing generated code.
+
+The factories build the wire form and validate it with ``from_wire``; nested model arguments are
+converted with ``to_wire()`` first, so a stable model can be passed to an unstable factory and
+vice versa.
+
+This module is NOT responsible for the model definitions themselves, nor for the Java-style
+aliases (see ``helpers.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
+
+from rxacp.schema._base import AcpModel
+
+__all__ = [
+    "LATEST_PROTOCOL_VERSION",
+    "InitializeRequestFactories",
+    "InitializeResponseFactories",
+    "NewSessionRequestFactories",
+    "PromptRequestFactories",
+    "PromptResponseFactories",
+    "RequestPermissionResponseFactories",
+    "SessionNotificationFactories",
+]
+
+LATEST_PROTOCOL_VERSION = 1
+"""The ACP protocol version this SDK speaks."""
+
+WireLike = AcpModel | Mapping[str, Any]
+
+
+def _wire(value: WireLike | None) -> Any:
+    if isinstance(value, AcpModel):
+        return value.to_wire()
+    if value is None:
+        return None
+    return dict(value)
+
+
+def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+class InitializeRequestFactories(AcpModel):
+    """Factories for ``InitializeRequest``."""
+
+    @classmethod
+    def of(
+        cls,
+        client_capabilities: WireLike | None = None,
+        *,
+        protocol_version: int = LATEST_PROTOCOL_VERSION,
+        client_info: WireLike | None = None,
+    ) -> Self:
+        """An ``initialize`` request for protocol version 1 with the given capabilities.
+
+        Without capabilities, ``clientCapabilities`` is sent as ``{}`` (everything off).
+        """
+        return cls.from_wire(
+            _drop_none(
+                {
+                    "protocolVersion": protocol_version,
+                    "clientCapabilities": _wire(client_capabilities) or {},
+                    "clientInfo": _wire(client_info),
+                }
+            )
+        )
+
+
+class InitializeResponseFactories(AcpModel):
+    """Factories for ``InitializeResponse``."""
+
+    @classmethod
+    def ok(
+        cls,
+        agent_capabilities: WireLike | None = None,
+        *,
+        auth_methods: Sequence[WireLike] | None = None,
+        agent_info: WireLike | None = None,
+        protocol_version: int = LATEST_PROTOCOL_VERSION,
+    ) -> Self:
+        """A successful ``initialize`` answer (protocol version 1, default capabilities)."""
+        return cls.from_wire(
+            _drop_none(
+                {
+                    "protocolVersion": protocol_version,
+                    "agentCapabilities": _wire(agent_capabilities) or {},
+                    "authMethods": None
+                    if auth_methods is None
+                    else [_wire(m) for m in auth_methods],
+                    "agentInfo": _wire(agent_info),
+                }
+            )
+        )
+
+
+class NewSessionRequestFactories(AcpModel):
+    """Factories for ``NewSessionRequest``."""
+
+    @classmethod
+    def of(cls, cwd: str, mcp_servers: Sequence[WireLike] = ()) -> Self:
+        """A ``session/new`` request for ``cwd`` (an absolute path) and MCP servers."""
+        return cls.from_wire({"cwd": cwd, "mcpServers": [_wire(s) for s in mcp_servers]})
+
+
+class PromptRequestFactories(AcpModel):
+    """Factories for ``PromptRequest``."""
+
+    @classmethod
+    def text(cls, session_id: str, text: str) -> Self:
+        """A ``session/prompt`` request whose prompt is one text block."""
+        return cls.from_wire({"sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+
+    def prompt_text(self) -> str:
+        """The concatenated text of all text blocks of this prompt ("" if none)."""
+        blocks = getattr(self, "prompt", None) or []
+        return "".join(
+            b.text
+            for b in blocks
+            if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None), str)
+        )
+
+
+class PromptResponseFactories(AcpModel):
+    """Factories for ``PromptResponse``."""
+
+    @classmethod
+    def of(cls, stop_reason: str) -> Self:
+        """A ``session/prompt`` answer with the given stop reason."""
+        return cls.from_wire({"stopReason": stop_reason})
+
+    @classmethod
+    def end_turn(cls) -> Self:
+        """The turn ended successfully (``stopReason: end_turn``)."""
+        return cls.of("end_turn")
+
+    @classmethod
+    def cancelled(cls) -> Self:
+        """The turn was cancelled by the client (``stopReason: cancelled``)."""
+        return cls.of("cancelled")
+
+    @classmethod
+    def refusal(cls) -> Self:
+        """The agent refused to continue (``stopReason: refusal``)."""
+        return cls.of("refusal")
+
+    @classmethod
+    def max_tokens(cls) -> Self:
+        """The agent reached its token limit (``stopReason: max_tokens``)."""
+        return cls.of("max_tokens")
+
+    @classmethod
+    def max_turn_requests(cls) -> Self:
+        """The agent reached its request limit (``stopReason: max_turn_requests``)."""
+        return cls.of("max_turn_requests")
+
+
+class RequestPermissionResponseFactories(AcpModel):
+    """Factories for ``RequestPermissionResponse``."""
+
+    @classmethod
+    def selected(cls, option_id: str) -> Self:
+        """The user picked the option ``option_id``."""
+        return cls.from_wire({"outcome": {"outcome": "selected", "optionId": option_id}})
+
+    @classmethod
+    def cancelled(cls) -> Self:
+        """The prompt turn was cancelled before the user answered."""
+        return cls.from_wire({"outcome": {"outcome": "cancelled"}})
+
+
+class SessionNotificationFactories(AcpModel):
+    """Factories for ``SessionNotification`` (the ``session/update`` params)."""
+
+    @classmethod
+    def of(cls, session_id: str, update: WireLike) -> Self:
+        """A ``session/update`` notification carrying ``update``."""
+        return cls.from_wire({"sessionId": session_id, "update": _wire(update)})
+
+    @classmethod
+    def agent_text(cls, session_id: str, text: str) -> Self:
+        """An ``agent_message_chunk`` update with one text block."""
+        return cls.of(
+            session_id,
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}},
+        )
+
+    @classmethod
+    def agent_thought(cls, session_id: str, text: str) -> Self:
+        """An ``agent_thought_chunk`` update with one text block."""
+        return cls.of(
+            session_id,
+            {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}},
+        )

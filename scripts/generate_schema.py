@@ -1,0 +1,653 @@
+"""Generate the rxacp ACP schema models from the protocol's JSON Schema.
+
+Reads ``rxacp/schema/spec/schema.json`` and ``schema.unstable.json`` and writes
+``_generated.py`` (stable) and ``unstable/_generated.py`` (unstable, a full parallel module).
+Output is deterministic and formatted with ``ruff format`` so that the regeneration test can
+compare it byte for byte with the checked-in files.
+
+Usage::
+
+    python scripts/generate_schema.py            # writes into rxacp/schema/
+    python scripts/generate_schema.py --out DIR  # writes DIR/_generated.py, DIR/unstable/...
+
+Not responsible for: ``methods.py`` (hand-written table), factories (``_factories.py``) or
+Java-style aliases (``helpers.py``).
+
+Mapping rules (JSON Schema -> Python):
+
+- object with ``properties`` -> ``class X(AcpModel)``; optional fields default to ``None``
+  (schema defaults are documented, not materialised, so wire -> model -> wire is identity).
+- object with ``properties`` plus ``oneOf``/``anyOf`` (serde-flattened enums), or an untagged
+  union of inline objects -> one merged model whose variant-specific fields are optional.
+- tagged union (variants carry a ``const`` tag) -> ``TypeAlias`` of an annotated union with a
+  callable discriminator; each variant is a model whose tag field has a default; unknown tags
+  go to ``Unknown<Union>`` which keeps the raw payload.
+- string enums (``const`` strings, possibly with an open ``other``) -> ``Literal[...] | str``.
+- everything else -> a ``TypeAlias``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_PKG = ROOT / "rxacp" / "schema"
+SPEC_DIR = SCHEMA_PKG / "spec"
+
+__all__ = ["generate", "main"]
+
+# Names for union variants that are not $defs of their own (or whose $def is shared).
+VARIANT_NAMES: dict[tuple[str, str], str] = {
+    ("SessionUpdate", "tool_call_update"): "ToolCallUpdateNotification",
+    ("RequestPermissionOutcome", "cancelled"): "CancelledPermissionOutcome",
+}
+
+# Unions where a KNOWN tag with an invalid payload degrades to the Unknown* model (raw payload
+# kept) instead of failing: notifications cannot be answered with an error, so a malformed
+# update must not take the whole stream down.
+LENIENT_UNIONS = {"SessionUpdate"}
+
+# Hand-written factory mixins (rxacp/schema/_factories.py) mixed into generated classes.
+FACTORY_MIXINS: dict[str, str] = {
+    "InitializeRequest": "InitializeRequestFactories",
+    "InitializeResponse": "InitializeResponseFactories",
+    "PromptRequest": "PromptRequestFactories",
+    "PromptResponse": "PromptResponseFactories",
+    "RequestPermissionResponse": "RequestPermissionResponseFactories",
+    "SessionNotification": "SessionNotificationFactories",
+    "NewSessionRequest": "NewSessionRequestFactories",
+}
+
+BASE_MODEL_ATTRS = {
+    "copy",
+    "dict",
+    "json",
+    "schema",
+    "schema_json",
+    "construct",
+    "validate",
+    "fields",
+    "parse_obj",
+    "parse_raw",
+    "parse_file",
+    "from_orm",
+    "update_forward_refs",
+    "to_wire",
+    "from_wire",
+    "to_wire_json",
+    "from_wire_json",
+}
+
+
+def to_snake(name: str) -> str:
+    out: list[str] = []
+    for i, ch in enumerate(name):
+        if ch.isupper():
+            boundary = name[i - 1].islower() or name[i - 1].isdigit()
+            acronym_end = i + 1 < len(name) and name[i + 1].islower() and name[i - 1].isupper()
+            if i and (boundary or acronym_end):
+                out.append("_")
+            out.append(ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def to_camel(snake: str) -> str:
+    # Mirrors pydantic.alias_generators.to_camel for the names that occur in the schema.
+    from pydantic.alias_generators import to_camel as pyd_to_camel
+
+    return pyd_to_camel(snake)
+
+
+def pascal(tag: str) -> str:
+    parts = [p for p in tag.replace("-", "_").split("_") if p]
+    return "".join(p[0].upper() + p[1:] for p in parts)
+
+
+def docstring(text: str | None, indent: str = "") -> str:
+    if not text:
+        return ""
+    body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if body.endswith('"'):
+        body += " "
+    lines = body.split("\n")
+    if len(lines) == 1:
+        return f'{indent}"""{body}"""\n'
+    joined = "\n".join((indent + line) if line.strip() else "" for line in lines)
+    return f'{indent}"""{joined.lstrip()}\n{indent}"""\n'
+
+
+@dataclass
+class FieldSpec:
+    wire: str
+    schemas: list[dict[str, Any]] = field(default_factory=list)
+    required: bool = True
+    description: str | None = None
+
+
+@dataclass
+class TagInfo:
+    wire: str
+    value: str
+
+
+class Generator:
+    """Turns one ACP JSON Schema document into Python source."""
+
+    def __init__(self, schema: dict[str, Any], unstable: bool) -> None:
+        self.schema = schema
+        self.defs: dict[str, dict[str, Any]] = schema["$defs"]
+        self.unstable = unstable
+        self.refcount: dict[str, int] = {}
+        self._count_refs(self.defs)
+        # Emitted blocks: name -> (source, dependency names)
+        self.blocks: dict[str, tuple[str, set[str]]] = {}
+        self.order_hint: list[str] = []
+        self.folded_tags: dict[str, TagInfo] = {}
+        self.exports: list[str] = []
+        self.mixins_used: set[str] = set()
+        self.cyclic: set[str] = set()
+        self._plan_unions()
+
+    # ------------------------------------------------------------------ analysis
+    def _count_refs(self, node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                name = ref.rsplit("/", 1)[-1]
+                self.refcount[name] = self.refcount.get(name, 0) + 1
+            for value in node.values():
+                self._count_refs(value)
+        elif isinstance(node, list):
+            for value in node:
+                self._count_refs(value)
+
+    @staticmethod
+    def ref_name(node: dict[str, Any]) -> str | None:
+        if "$ref" in node:
+            return str(node["$ref"]).rsplit("/", 1)[-1]
+        all_of = node.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1 and "$ref" in all_of[0]:
+            return str(all_of[0]["$ref"]).rsplit("/", 1)[-1]
+        return None
+
+    @staticmethod
+    def variants(node: dict[str, Any]) -> list[dict[str, Any]] | None:
+        v = node.get("oneOf") or node.get("anyOf")
+        return list(v) if isinstance(v, list) else None
+
+    @staticmethod
+    def variant_tag(variant: dict[str, Any]) -> TagInfo | None:
+        for prop, sch in variant.get("properties", {}).items():
+            if isinstance(sch, dict) and isinstance(sch.get("const"), str):
+                return TagInfo(prop, sch["const"])
+        return None
+
+    def kind_of(self, name: str) -> str:
+        d = self.defs[name]
+        variants = self.variants(d)
+        if variants is None:
+            if "properties" in d:
+                return "model"
+            return "alias"
+        if all(self._is_string_enum_variant(v) for v in variants):
+            return "str_enum"
+        if all(v.get("type") == "integer" for v in variants):
+            return "int_enum"
+        if "properties" in d:
+            return "merged"
+        if any(self.variant_tag(v) for v in variants):
+            return "tagged"
+        if all("properties" in v and self.ref_name(v) is None for v in variants):
+            return "merged"
+        return "alias"
+
+    @staticmethod
+    def _is_string_enum_variant(v: dict[str, Any]) -> bool:
+        return v.get("type") == "string" and "properties" not in v
+
+    def _plan_unions(self) -> None:
+        """Decide which $defs get a folded tag field (variant used exactly once)."""
+        for name in self.defs:
+            if self.kind_of(name) != "tagged":
+                continue
+            for v in self.variants(self.defs[name]) or []:
+                tag = self.variant_tag(v)
+                ref = self.ref_name(v)
+                if tag is None or ref is None:
+                    continue
+                extra_props = [p for p in v.get("properties", {}) if p != tag.wire]
+                if (
+                    self.refcount.get(ref, 0) == 1
+                    and self.kind_of(ref) == "model"
+                    and not extra_props
+                    and (name, tag.value) not in VARIANT_NAMES
+                ):
+                    self.folded_tags[ref] = tag
+
+    # ------------------------------------------------------------------ types
+    def type_of(self, node: dict[str, Any], deps: set[str]) -> str:
+        ref = self.ref_name(node)
+        if ref is not None:
+            deps.add(ref)
+            return ref
+        if "const" in node:
+            return f"Literal[{json.dumps(node['const'])}]"
+        variants = self.variants(node)
+        if variants is not None:
+            non_null = [v for v in variants if v.get("type") != "null"]
+            if len(non_null) == 1:
+                return self.type_of(non_null[0], deps)
+            if any("anyOf" in v or "oneOf" in v or "properties" in v for v in non_null):
+                return "Any"
+            refs = [self.ref_name(v) for v in non_null]
+            objects = [r for r in refs if r is not None and self.kind_of(r) in ("model", "merged")]
+            if None not in refs and len(objects) >= 2:
+                # An untagged union of several objects (JSON-RPC envelope params/results) cannot
+                # be told apart reliably; the method table (METHODS) gives the real model.
+                return "Any"
+            return self._union([self.type_of(v, deps) for v in non_null])
+        typ = node.get("type")
+        if isinstance(typ, list):
+            non_null_types = [t for t in typ if t != "null"]
+            if len(non_null_types) == 1:
+                return self.type_of({**node, "type": non_null_types[0]}, deps)
+            return self._union([self.type_of({**node, "type": t}, deps) for t in non_null_types])
+        if typ == "string":
+            return "str"
+        if typ == "integer":
+            return "int"
+        if typ == "number":
+            return "float"
+        if typ == "boolean":
+            return "bool"
+        if typ == "null":
+            return "None"
+        if typ == "array":
+            items = node.get("items")
+            inner = self.type_of(items, deps) if isinstance(items, dict) else "Any"
+            return f"list[{inner}]"
+        if typ == "object":
+            ap = node.get("additionalProperties")
+            if isinstance(ap, dict):
+                return f"dict[str, {self.type_of(ap, deps)}]"
+            return "dict[str, Any]"
+        return "Any"
+
+    @staticmethod
+    def _union(types: Iterable[str]) -> str:
+        seen: list[str] = []
+        for t in types:
+            for part in t.split(" | ") if "[" not in t else [t]:
+                if part not in seen:
+                    seen.append(part)
+        if "Any" in seen:
+            return "Any"
+        if "None" in seen:
+            seen = [t for t in seen if t != "None"] + ["None"]
+        return " | ".join(seen)
+
+    # ------------------------------------------------------------------ fields
+    def fields_of(self, node: dict[str, Any]) -> dict[str, FieldSpec]:
+        """Collect the (flattened) fields of an object schema, merging allOf and unions."""
+        result: dict[str, FieldSpec] = {}
+        required = set(node.get("required", []))
+        for prop, sch in node.get("properties", {}).items():
+            result[prop] = FieldSpec(
+                prop, [sch], prop in required, sch.get("description") if sch else None
+            )
+        for part in node.get("allOf", []):
+            ref = self.ref_name(part)
+            sub = self.fields_of(self.defs[ref]) if ref else self.fields_of(part)
+            for prop, spec in sub.items():
+                if prop in result:
+                    result[prop].schemas.extend(spec.schemas)
+                    result[prop].required = result[prop].required or spec.required
+                else:
+                    result[prop] = spec
+        variants = self.variants(node)
+        if variants is not None and (
+            "properties" in node or all("properties" in v or "allOf" in v for v in variants)
+        ):
+            per_variant = [self.fields_of(v) for v in variants]
+            merged: dict[str, FieldSpec] = {}
+            for vf in per_variant:
+                for prop, spec in vf.items():
+                    if prop in merged:
+                        merged[prop].schemas.extend(spec.schemas)
+                    else:
+                        merged[prop] = FieldSpec(prop, list(spec.schemas), True, spec.description)
+            for prop, spec in merged.items():
+                spec.required = all(prop in vf and vf[prop].required for vf in per_variant)
+                if prop not in result:
+                    result[prop] = spec
+        return result
+
+    def field_type(self, spec: FieldSpec, deps: set[str]) -> str:
+        consts = [s["const"] for s in spec.schemas if isinstance(s.get("const"), str)]
+        if consts:
+            lits = ", ".join(json.dumps(c) for c in dict.fromkeys(consts))
+            return f"Literal[{lits}] | str"
+        return self._union([self.type_of(s, deps) for s in spec.schemas])
+
+    def render_field(self, spec: FieldSpec, deps: set[str], tag: TagInfo | None = None) -> str:
+        wire = spec.wire
+        if wire == "_meta":
+            py = "meta"
+        else:
+            py = to_snake(wire)
+            if keyword.iskeyword(py) or py in BASE_MODEL_ATTRS or py.startswith("model_"):
+                py += "_"
+        alias = None if (wire != "_meta" and to_camel(py) == wire) else wire
+        desc = spec.description
+        if tag is not None:
+            typ = f"Literal[{json.dumps(tag.value)}]"
+            default: str | None = json.dumps(tag.value)
+        else:
+            typ = self.field_type(spec, deps)
+            lenient = any(s.get("x-deserialize-default-on-error") for s in spec.schemas)
+            skip = any(s.get("x-deserialize-skip-invalid-items") for s in spec.schemas)
+            if skip and typ.startswith("list["):
+                typ = f"Annotated[{typ}, SkipInvalidItems]"
+            if spec.required:
+                default = None
+                if lenient and "list[" in typ:
+                    typ = f"Annotated[{typ}, EmptyListOnError]"
+            else:
+                default = "None"
+                typ = typ if typ == "Any" else f"{typ} | None"
+                if lenient:
+                    typ = f"Annotated[{typ}, NoneOnError]"
+        if alias is not None:
+            if default is None:
+                rhs = f" = Field(alias={json.dumps(alias)})"
+            else:
+                rhs = f" = Field(default={default}, alias={json.dumps(alias)})"
+        else:
+            rhs = "" if default is None else f" = {default}"
+        schema_default = next((s["default"] for s in spec.schemas if "default" in s), None)
+        if schema_default is not None:
+            note = f"Defaults to `{json.dumps(schema_default)}` when omitted."
+            desc = f"{desc}\n\n{note}" if desc else note
+        return f"    {py}: {typ}{rhs}\n" + docstring(desc, "    ")
+
+    # ------------------------------------------------------------------ emitters
+    def class_header(self, name: str, bases: str, description: str | None) -> str:
+        return f"class {name}({bases}):\n" + (docstring(description, "    ") or "")
+
+    def emit_model(
+        self,
+        name: str,
+        node: dict[str, Any],
+        description: str | None,
+        base: str = "AcpModel",
+        tag: TagInfo | None = None,
+    ) -> None:
+        deps: set[str] = set()
+        if base != "AcpModel":
+            deps.add(base)
+        bases = base
+        mixin = FACTORY_MIXINS.get(name)
+        if mixin:
+            bases = f"{mixin}, {base}"
+            self.mixins_used.add(mixin)
+        src = self.class_header(name, bases, description)
+        body = ""
+        if tag is not None:
+            body += self.render_field(FieldSpec(tag.wire), deps, tag)
+        if base == "AcpModel":
+            fields = self.fields_of(node)
+            ordered = [f for w, f in fields.items() if w != "_meta"]
+            if "_meta" in fields:
+                ordered.append(fields["_meta"])
+            for spec in ordered:
+                if tag is not None and spec.wire == tag.wire:
+                    continue
+                body += self.render_field(spec, deps)
+        if not body:
+            body = "    pass\n" if not description else ""
+        self.add_block(name, src + body, deps)
+
+    def emit_unknown(self, union: str, tag_wire: str) -> str:
+        name = f"Unknown{union}"
+        py = to_snake(tag_wire)
+        alias = "" if to_camel(py) == tag_wire else f" = Field(alias={json.dumps(tag_wire)})"
+        doc = (
+            f"A `{union}` variant this SDK does not know (a newer or custom `{tag_wire}`).\n\n"
+            "The whole raw payload is kept in the model's extra fields and written back\n"
+            "unchanged by `to_wire()`."
+        )
+        src = self.class_header(name, "UnknownVariant", doc)
+        src += f"    {py}: str{alias}\n"
+        self.add_block(name, src, set())
+        return name
+
+    def emit_tagged(self, name: str, d: dict[str, Any]) -> None:
+        variants = self.variants(d) or []
+        members: list[tuple[str, str]] = []
+        tag_wire: str | None = None
+        default_tag: str | None = None
+        for v in variants:
+            tag = self.variant_tag(v)
+            ref = self.ref_name(v)
+            if tag is not None:
+                tag_wire = tag.wire
+                if ref is not None and self.folded_tags.get(ref) == tag:
+                    members.append((ref, tag.value))
+                    continue
+                vname = VARIANT_NAMES.get((name, tag.value))
+                if vname is None:
+                    vname = pascal(tag.value)
+                    if vname in self.defs:
+                        vname = f"{vname}{name}"
+                if ref is not None:
+                    extra = {k: s for k, s in v.get("properties", {}).items() if k != tag.wire}
+                    if extra:
+                        node = {
+                            "properties": extra,
+                            "required": [r for r in v.get("required", []) if r in extra],
+                        }
+                        node["allOf"] = [{"$ref": f"#/$defs/{ref}"}]
+                        self.emit_model(vname, node, v.get("description"), tag=tag)
+                    else:
+                        self.emit_model(vname, {}, v.get("description"), base=ref, tag=tag)
+                else:
+                    node = {k: val for k, val in v.items() if k != "description"}
+                    self.emit_model(vname, node, v.get("description"), tag=tag)
+                members.append((vname, tag.value))
+            elif ref is not None and v.get("title") != "other":
+                default_tag = v.get("title") or ref
+                members.append((ref, default_tag))
+        assert tag_wire is not None
+        unknown = self.emit_unknown(name, tag_wire)
+        deps = {m for m, _ in members} | {unknown}
+        known = sorted(t for m, t in members if t != default_tag)
+        parts = [f"Annotated[{m}, Tag({json.dumps(t)})]" for m, t in members]
+        parts.append(f"Annotated[{unknown}, Tag(UNKNOWN_TAG)]")
+        known_src = ", ".join(json.dumps(k) for k in known)
+        disc_args = (
+            f"{json.dumps(tag_wire)}, {json.dumps(to_snake(tag_wire))}, frozenset({{{known_src}}})"
+        )
+        if default_tag is not None:
+            disc_args += f", default={json.dumps(default_tag)}"
+        src = f"{name}: TypeAlias = Annotated[\n    " + " | ".join(parts)
+        src += f",\n    Discriminator(tag_discriminator({disc_args})),\n"
+        if name in LENIENT_UNIONS:
+            src += f"    WrapValidator(unknown_on_error({unknown})),\n"
+        src += "]\n"
+        src += docstring(d.get("description"))
+        self.add_block(name, src, deps)
+
+    def emit_alias(self, name: str, d: dict[str, Any]) -> None:
+        deps: set[str] = set()
+        kind = self.kind_of(name)
+        variants = self.variants(d) or []
+        if kind == "str_enum":
+            consts = [v["const"] for v in variants if "const" in v]
+            typ = f"Literal[{', '.join(json.dumps(c) for c in consts)}] | str"
+        elif kind == "int_enum":
+            consts = [v["const"] for v in variants if "const" in v]
+            typ = f"Literal[{', '.join(json.dumps(c) for c in consts)}] | int"
+        elif variants:
+            typ = self._union([self.type_of(v, deps) for v in variants])
+        else:
+            typ = self.type_of(d, deps)
+        desc = d.get("description")
+        if kind in ("str_enum", "int_enum"):
+            lines = [desc.strip() + "\n"] if desc else []
+            other = "integers" if kind == "int_enum" else "strings"
+            lines.append(f"Known values (other {other} are accepted and kept as is):\n")
+            for v in variants:
+                if "const" in v:
+                    vd = " ".join((v.get("description") or v.get("title") or "").split())
+                    lines.append(f"- `{v['const']}`: {vd}")
+            desc = "\n".join(lines)
+        self.add_block(name, f"{name}: TypeAlias = {typ}\n" + docstring(desc), deps)
+
+    def add_block(self, name: str, src: str, deps: set[str]) -> None:
+        assert name not in self.blocks, name
+        self.blocks[name] = (src, deps - {name})
+        self.order_hint.append(name)
+        self.exports.append(name)
+
+    # ------------------------------------------------------------------ driver
+    def build(self) -> None:
+        for name, d in self.defs.items():
+            kind = self.kind_of(name)
+            if kind in ("model", "merged"):
+                node = dict(d)
+                self.emit_model(name, node, d.get("description"), tag=self.folded_tags.get(name))
+            elif kind == "tagged":
+                self.emit_tagged(name, d)
+            else:
+                self.emit_alias(name, d)
+
+    def ordered_blocks(self) -> list[str]:
+        """Topological order (dependencies first), stable w.r.t. the schema order."""
+        done: set[str] = set()
+        visiting: set[str] = set()
+        out: list[str] = []
+
+        def visit(n: str) -> None:
+            if n in done or n not in self.blocks:
+                return
+            if n in visiting:
+                self.cyclic.add(n)  # cycle: resolved by an explicit model_rebuild()
+                return
+            visiting.add(n)
+            for dep in sorted(self.blocks[n][1]):
+                visit(dep)
+            visiting.discard(n)
+            done.add(n)
+            out.append(n)
+
+        for n in self.order_hint:
+            visit(n)
+        return out
+
+    def render(self) -> str:
+        self.build()
+        order = self.ordered_blocks()
+        title = "unstable" if self.unstable else "stable"
+        mode_doc = (
+            "unstable: may change without notice. Mirrors `schema.unstable.json`, including\n"
+            "the types it shares with the stable schema.\n\n"
+            if self.unstable
+            else "Mirrors `schema.json` (ACP protocol version 1).\n\n"
+        )
+        header = (
+            f'"""Generated ACP schema models ({title} protocol) -- DO NOT EDIT.\n\n'
+            + mode_doc
+            + "Generated by `scripts/generate_schema.py` from `rxacp/schema/spec/`.\n"
+            "Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;\n"
+            'this module is not responsible for I/O, JSON-RPC envelopes or method routing.\n"""\n\n'
+            "from __future__ import annotations\n\n"
+            "from typing import Annotated, Any, Literal, TypeAlias\n\n"
+            "from pydantic import Discriminator, Field, Tag, WrapValidator\n\n"
+            "from rxacp.schema._base import (\n"
+            "    UNKNOWN_TAG,\n"
+            "    AcpModel,\n"
+            "    EmptyListOnError,\n"
+            "    NoneOnError,\n"
+            "    SkipInvalidItems,\n"
+            "    UnknownVariant,\n"
+            "    tag_discriminator,\n"
+            "    unknown_on_error,\n"
+            ")\n"
+        )
+        if self.mixins_used:
+            header += (
+                "from rxacp.schema._factories import (\n"
+                + "".join(f"    {m},\n" for m in sorted(self.mixins_used))
+                + ")\n"
+            )
+        all_src = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in sorted(self.exports)) + "]\n"
+        lines = [header + "\n" + all_src]
+        for n in order:
+            lines.append(self.blocks[n][0])
+        for n in sorted(self.cyclic):
+            if self.blocks[n][0].startswith("class "):
+                lines.append(f"{n}.model_rebuild()\n")
+        return "\n\n".join(lines)
+
+
+def ruff_format(code: str) -> str:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "format",
+            "--isolated",
+            "--line-length",
+            "100",
+            "--target-version",
+            "py311",
+            "-",
+        ],
+        input=code,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"ruff format failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def generate(out_dir: Path) -> list[Path]:
+    """Generate both modules into ``out_dir``; return the written paths."""
+    written: list[Path] = []
+    for spec_name, rel, unstable in (
+        ("schema.json", Path("_generated.py"), False),
+        ("schema.unstable.json", Path("unstable") / "_generated.py", True),
+    ):
+        schema = json.loads((SPEC_DIR / spec_name).read_text(encoding="utf-8"))
+        code = ruff_format(Generator(schema, unstable).render())
+        target = out_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(code, encoding="utf-8", newline="\n")
+        written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=SCHEMA_PKG, help="output package directory")
+    args = parser.parse_args(argv)
+    for path in generate(args.out):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

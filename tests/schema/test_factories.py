@@ -1,0 +1,95 @@
+"""Java-SDK-style factories and names produce the documented wire shapes."""
+
+from __future__ import annotations
+
+from rxacp.schema import (
+    LATEST_PROTOCOL_VERSION,
+    AgentCapabilities,
+    AgentMessageChunk,
+    ClientCapabilities,
+    Content,
+    EmbeddedResource,
+    InitializeRequest,
+    InitializeResponse,
+    McpServerStdio,
+    PermissionCancelled,
+    PermissionSelected,
+    PromptRequest,
+    PromptResponse,
+    RequestPermissionResponse,
+    Resource,
+    SessionNotification,
+    TextContent,
+    ToolCallContentBlock,
+    agent_message_text,
+    mcp_server_from_wire,
+    permission_outcome_from_wire,
+    unstable,
+)
+
+
+def test_initialize_response_ok_uses_protocol_version_one_and_default_capabilities() -> None:
+    assert InitializeResponse.ok().to_wire() == {"protocolVersion": 1, "agentCapabilities": {}}
+    response = InitializeResponse.ok(AgentCapabilities(load_session=True))
+    assert response.agent_capabilities is not None
+    assert response.agent_capabilities.load_session is True
+    assert LATEST_PROTOCOL_VERSION == 1
+
+
+def test_initialize_request_of_builds_a_version_one_request() -> None:
+    caps = ClientCapabilities(terminal=True)
+    assert InitializeRequest.of(caps).to_wire() == {
+        "protocolVersion": 1,
+        "clientCapabilities": {"terminal": True},
+    }
+
+
+def test_prompt_response_factories_set_the_stop_reason() -> None:
+    assert PromptResponse.end_turn().to_wire() == {"stopReason": "end_turn"}
+    assert PromptResponse.cancelled().stop_reason == "cancelled"
+    assert PromptResponse.refusal().stop_reason == "refusal"
+
+
+def test_prompt_request_text_builds_one_text_block() -> None:
+    request = PromptRequest.text("s1", "hello")
+    assert request.to_wire() == {"sessionId": "s1", "prompt": [{"type": "text", "text": "hello"}]}
+    assert request.prompt_text() == "hello"
+
+
+def test_variants_fill_in_their_discriminator_tag() -> None:
+    assert TextContent(text="hi").to_wire() == {"type": "text", "text": "hi"}
+    chunk = AgentMessageChunk(content=TextContent(text="hi"))
+    assert chunk.to_wire() == {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "hi"},
+    }
+    assert agent_message_text("hi") == chunk
+    notification = SessionNotification(session_id="s", update=chunk)
+    assert SessionNotification.from_wire(notification.to_wire()) == notification
+    assert SessionNotification.agent_text("s", "hi") == notification
+
+
+def test_permission_outcome_names_follow_the_java_sdk() -> None:
+    selected = PermissionSelected(option_id="allow")
+    assert selected.to_wire() == {"outcome": "selected", "optionId": "allow"}
+    assert PermissionCancelled().to_wire() == {"outcome": "cancelled"}
+    assert isinstance(
+        permission_outcome_from_wire({"outcome": "selected", "optionId": "x"}), PermissionSelected
+    )
+    assert RequestPermissionResponse.selected("allow").outcome == selected
+    assert RequestPermissionResponse.cancelled().to_wire() == {"outcome": {"outcome": "cancelled"}}
+
+
+def test_java_aliases_point_at_the_schema_models() -> None:
+    assert Resource is EmbeddedResource
+    assert ToolCallContentBlock is Content
+    assert isinstance(
+        mcp_server_from_wire({"name": "n", "command": "c", "args": [], "env": []}), McpServerStdio
+    )
+
+
+def test_factories_also_exist_on_the_unstable_models_and_accept_stable_arguments() -> None:
+    response = unstable.InitializeResponse.ok(AgentCapabilities(load_session=True))
+    assert isinstance(response, unstable.InitializeResponse)
+    assert response.to_wire() == {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
+    assert unstable.PromptResponse.end_turn().stop_reason == "end_turn"

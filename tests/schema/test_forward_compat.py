@@ -1,0 +1,107 @@
+"""Unknown fields, unknown union variants, open enums and large/non-ASCII values survive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from rxacp.schema import (
+    AgentMessageChunk,
+    CurrentModeUpdate,
+    PromptRequest,
+    PromptResponse,
+    SessionNotification,
+    TextContent,
+    ToolCall,
+    UnknownContentBlock,
+    UnknownSessionUpdate,
+    UnknownToolCallContent,
+    UsageUpdate,
+    content_block_from_wire,
+)
+
+
+def test_unknown_top_level_and_nested_fields_survive_a_round_trip() -> None:
+    wire: dict[str, Any] = {
+        "sessionId": "s1",
+        "futureTop": {"a": [1, None, "x"]},
+        "nullExtra": None,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "futureNested": 7,
+            "content": {"type": "text", "text": "hi", "futureDeep": {"k": None}},
+        },
+    }
+    notification = SessionNotification.from_wire(wire)
+    assert isinstance(notification.update, AgentMessageChunk)
+    assert notification.model_extra == {"futureTop": {"a": [1, None, "x"]}, "nullExtra": None}
+    assert notification.to_wire() == wire
+
+
+def test_unknown_session_update_becomes_generic_model_with_raw_payload() -> None:
+    raw = {"sessionUpdate": "teleport", "destination": {"x": 1}, "note": None, "ünï": "çødé"}
+    notification = SessionNotification.from_wire({"sessionId": "s", "update": raw})
+    assert isinstance(notification.update, UnknownSessionUpdate)
+    assert notification.update.session_update == "teleport"
+    assert notification.to_wire() == {"sessionId": "s", "update": raw}
+
+
+def test_known_session_update_with_malformed_payload_is_kept_as_unknown_not_dropped() -> None:
+    raw = {"sessionUpdate": "current_mode_update", "modeId": "code"}
+    notification = SessionNotification.from_wire({"sessionId": "s", "update": raw})
+    assert isinstance(notification.update, UnknownSessionUpdate)
+    assert notification.to_wire()["update"] == raw
+
+
+def test_unknown_content_block_type_is_preserved_inside_a_prompt() -> None:
+    block = {"type": "hologram", "frames": [1, 2], "_meta": {"v": 2}}
+    request = PromptRequest.from_wire(
+        {"sessionId": "s", "prompt": [block, {"type": "text", "text": "t"}]}
+    )
+    assert isinstance(request.prompt[0], UnknownContentBlock)
+    assert isinstance(request.prompt[1], TextContent)
+    assert request.to_wire()["prompt"][0] == block
+    assert isinstance(content_block_from_wire(block), UnknownContentBlock)
+
+
+def test_unknown_tool_call_content_type_is_preserved() -> None:
+    raw = {"type": "map", "lat": 1.5}
+    update = {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "content": [raw]}
+    notification = SessionNotification.from_wire({"sessionId": "s", "update": update})
+    assert isinstance(notification.update, ToolCall)
+    assert notification.update.content is not None
+    assert isinstance(notification.update.content[0], UnknownToolCallContent)
+    assert notification.to_wire()["update"] == update
+
+
+def test_unknown_enum_strings_are_accepted_and_kept() -> None:
+    response = PromptResponse.from_wire({"stopReason": "out_of_coffee"})
+    assert response.stop_reason == "out_of_coffee"
+    update = {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x", "kind": "teleport"}
+    parsed = SessionNotification.from_wire({"sessionId": "s", "update": update})
+    assert parsed.to_wire()["update"] == update
+
+
+def test_large_integers_and_non_ascii_strings_round_trip() -> None:
+    wire = {"sessionUpdate": "usage_update", "used": 2**70, "size": 2**64 + 1}
+    update = UsageUpdate.from_wire(wire)
+    assert update.used == 2**70
+    assert update.to_wire() == wire
+    text = TextContent(text="héllo 世界 🚀 \u0000")
+    assert TextContent.from_wire_json(text.to_wire_json()) == text
+    assert "世界" in text.to_wire_json()
+
+
+def test_snake_case_keys_on_the_wire_stay_unknown_fields() -> None:
+    parsed = CurrentModeUpdate.from_wire({"currentModeId": "a", "current_mode_id": "b"})
+    assert parsed.current_mode_id == "a"
+    assert parsed.model_extra == {"current_mode_id": "b"}
+
+
+def test_a_message_that_breaks_the_schema_raises_a_validation_error_naming_the_field() -> None:
+    with pytest.raises(ValidationError, match="sessionId"):
+        PromptRequest.from_wire({"prompt": []})
+    with pytest.raises(ValidationError):
+        SessionNotification.from_wire({"sessionId": "s", "update": {"noTag": 1}})

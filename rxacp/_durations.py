@@ -25,7 +25,9 @@ def to_seconds(value: Duration | None, *, name: str = "duration") -> float | Non
     elif isinstance(value, int | float) and not isinstance(value, bool):
         seconds = float(value)
     else:
-        raise TypeError(f"{name} must be a timedelta or seconds (float), not {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be a timedelta or seconds (float), not {type(value).__name__}"
+        )
     if seconds < 0 or seconds != seconds:
         raise ValueError(f"{name} must be >= 0 seconds, got {value!r}")
     return seconds or None

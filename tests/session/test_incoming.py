@@ -41,13 +41,20 @@ def test_request_ids_are_echoed_with_their_exact_type(
     assert type(answer["id"]) is type(rid)
 
 
-def test_unknown_method_is_answered_method_not_found(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_unknown_method_is_answered_method_not_found(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
-    session.unhandled_request_hint = lambda m: "register a handler" if m == "fs/read_text_file" else None
+    session.unhandled_request_hint = lambda m: (
+        "register a handler" if m == "fs/read_text_file" else None
+    )
     peer.inject(request(1, "fs/read_text_file", {}))
     answer = peer.sent()
     assert answer["id"] == 1 and answer["error"]["code"] == -32601
-    assert "fs/read_text_file" in answer["error"]["message"] and "register a handler" in answer["error"]["message"]
+    assert (
+        "fs/read_text_file" in answer["error"]["message"]
+        and "register a handler" in answer["error"]["message"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -70,7 +77,9 @@ def test_handler_errors_are_mapped_to_their_wire_code(
         assert answer["error"] == {"code": -32002, "message": "missing", "data": {"path": "/x"}}
 
 
-def test_validation_error_of_params_is_invalid_params(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_validation_error_of_params_is_invalid_params(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     class Params(pydantic.BaseModel):
         cwd: str
 
@@ -85,7 +94,9 @@ def test_validation_error_of_params_is_invalid_params(scripted: tuple[AcpSession
     assert peer.sent()["error"]["code"] == -32602
 
 
-def test_handler_that_completes_empty_still_gets_an_answer(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_handler_that_completes_empty_still_gets_an_answer(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
     session.set_request_handler("echo", lambda req: reactivex.empty())
     peer.inject(request(5))
@@ -115,7 +126,9 @@ def test_cancel_request_disposes_the_handler_and_answers_request_cancelled_at_on
     assert peer.nothing_sent(session)
 
 
-def test_exactly_one_answer_when_result_and_cancel_race(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_exactly_one_answer_when_result_and_cancel_race(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
     results: Subject[Any] = Subject()
     session.set_request_handler("echo", lambda req: results)
@@ -129,7 +142,9 @@ def test_exactly_one_answer_when_result_and_cancel_race(scripted: tuple[AcpSessi
     assert peer.nothing_sent(session)
 
 
-def test_duplicate_in_flight_request_id_is_rejected(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_duplicate_in_flight_request_id_is_rejected(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
     session.set_request_handler("echo", lambda req: reactivex.never())
     peer.inject(request(1))
@@ -165,7 +180,9 @@ def test_notifications_are_handled_in_arrival_order_even_with_a_slow_async_handl
     def handler(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         seen.append(("start", note.params["n"]))
         if note.params["n"] == 0:
-            return gate.pipe(ops.take(1), ops.do_action(on_completed=lambda: seen.append(("end", 0))))
+            return gate.pipe(
+                ops.take(1), ops.do_action(on_completed=lambda: seen.append(("end", 0)))
+            )
         seen.append(("end", note.params["n"]))
         return None
 

@@ -62,7 +62,9 @@ def test_each_subscription_sends_one_request_with_a_fresh_id(
     assert first["id"] != second["id"]
 
 
-def test_result_answer_emits_the_result_then_completes(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_result_answer_emits_the_result_then_completes(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
     rec = Recorder()
     rec.subscribe(session.send_request("m", None))
@@ -81,7 +83,13 @@ def test_error_answer_errors_with_protocol_exception_keeping_code_message_data(
     rec = Recorder()
     rec.subscribe(session.send_request("m", {}))
     req = peer.sent()
-    peer.inject({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32002, "message": "nope", "data": [1]}})
+    peer.inject(
+        {
+            "jsonrpc": "2.0",
+            "id": req["id"],
+            "error": {"code": -32002, "message": "nope", "data": [1]},
+        }
+    )
     rec.wait()
     assert isinstance(rec.error, AcpProtocolException)
     assert (rec.error.code, rec.error.message, rec.error.data) == (-32002, "nope", [1])
@@ -97,7 +105,11 @@ def test_dispose_before_answer_sends_exactly_one_cancel_request_and_drops_the_la
     sub.dispose()
     sub.dispose()
     cancel = peer.sent()
-    assert cancel == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": req["id"]}}
+    assert cancel == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": req["id"]},
+    }
     peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"late": True}})
     assert peer.nothing_sent(session)
     assert rec.values == [] and not rec.done.is_set()
@@ -115,7 +127,9 @@ def test_dispose_after_answer_sends_nothing(scripted: tuple[AcpSession, Scripted
     assert peer.nothing_sent(session)
 
 
-def test_take_until_a_trigger_cancels_the_request(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_take_until_a_trigger_cancels_the_request(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     session, peer = scripted
     trigger: Subject[int] = Subject()
     rec = Recorder()
@@ -124,7 +138,11 @@ def test_take_until_a_trigger_cancels_the_request(scripted: tuple[AcpSession, Sc
     trigger.on_next(1)
     rec.wait()
     assert rec.completed and rec.values == []
-    assert peer.sent() == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": req["id"]}}
+    assert peer.sent() == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": req["id"]},
+    }
 
 
 def test_timeout_in_virtual_time_cancels_and_errors_with_timeout_error() -> None:
@@ -207,7 +225,9 @@ def test_subscribing_after_close_errors_without_sending() -> None:
     session.close()
 
 
-def test_typed_result_is_parsed_with_from_wire(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
+def test_typed_result_is_parsed_with_from_wire(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
     class Box:
         def __init__(self, v: Any) -> None:
             self.v = v

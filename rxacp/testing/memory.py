@@ -1,0 +1,181 @@
+"""An in-process transport pair for tests and embedding: client and agent without processes.
+
+:class:`InMemoryTransportPair` connects two :class:`AcpTransport` ends. Each end may run on its
+own event loop (the usual case: client and agent on different threads); frames are handed to the
+receiving end's loop with ``call_soon_threadsafe`` in send order, batched for speed.
+
+With ``serialize=True`` (default) frames are bytes and follow the stdio rules exactly: sending a
+frame that contains ``b"\\n"`` raises ``ValueError`` (stdio rejects it the same way); at the
+receiving end one trailing ``b"\\r"`` is removed, blank/whitespace-only frames are skipped and a
+frame over ``max_frame_bytes`` is reported with ``on_frame_too_large`` instead of delivered.
+With ``serialize=False`` the ends carry decoded values (``carries_objects=True``) and pass the
+very same object across; do not mutate a frame after sending it.
+
+This module is *not* responsible for JSON encoding or any ACP semantics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from rxacp.transport.base import (
+    DEFAULT_MAX_FRAME_BYTES,
+    AcpTransport,
+    Frame,
+    FrameReceiver,
+    TransportClosed,
+)
+
+__all__ = ["InMemoryTransport", "InMemoryTransportPair"]
+
+_log = logging.getLogger("rxacp.testing.memory")
+_CLOSED = object()  # marker queued after the last frame of a closing peer
+
+
+class InMemoryTransport(AcpTransport):
+    """One end of an :class:`InMemoryTransportPair`."""
+
+    def __init__(self, name: str, *, serialize: bool, max_frame_bytes: int) -> None:
+        self.name = name
+        self.carries_objects = not serialize
+        self._serialize = serialize
+        self._max = max_frame_bytes
+        self._peer: InMemoryTransport | None = None
+        self._lock = threading.Lock()
+        self._inbox: list[Any] = []  # frames (and _CLOSED) waiting for this end's loop
+        self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._receiver: FrameReceiver | None = None
+        self._closed = False  # this end closed (sends dropped)
+        self._reported = False  # on_closed delivered
+
+    async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        """Attach to ``loop``; frames the peer sent before now are delivered right after."""
+        with self._lock:
+            if self._loop is not None:
+                raise RuntimeError(f"{self.name} transport started twice")
+            self._loop = loop
+            self._receiver = receiver
+            pending = bool(self._inbox)
+            self._scheduled = pending
+        if pending:
+            loop.call_soon(self._drain_inbox)
+
+    def send(self, frame: Frame) -> None:
+        """Hand ``frame`` to the peer (after the stdio checks when serializing)."""
+        if self._serialize:
+            if not isinstance(frame, bytes | bytearray | memoryview):
+                raise TypeError(
+                    f"a serializing in-memory transport sends bytes frames, got "
+                    f"{type(frame).__name__}; use serialize=False to pass objects"
+                )
+            frame = bytes(frame)
+            if b"\n" in frame:
+                raise ValueError("a frame must not contain a newline byte (as with stdio)")
+        if self._closed or self._peer is None:
+            return
+        self._peer._enqueue(frame)
+
+    async def close(self) -> None:
+        """Close this end; the peer sees ``on_closed("peer closed")`` after the frames before."""
+        if not self._closed:
+            self._closed = True
+            if self._peer is not None:
+                self._peer._enqueue(_CLOSED)
+        self._report(TransportClosed("closed"))
+
+    # -- receiving side ----------------------------------------------------------------------
+
+    def _enqueue(self, item: Any) -> None:
+        with self._lock:
+            if self._reported:
+                return
+            self._inbox.append(item)
+            if self._scheduled or self._loop is None:
+                return
+            self._scheduled = True
+            loop = self._loop
+        try:
+            loop.call_soon_threadsafe(self._drain_inbox)
+        except RuntimeError:  # the receiving loop is closed: nobody can be told any more
+            _log.debug("%s: receiving loop closed, frame dropped", self.name)
+
+    def _drain_inbox(self) -> None:
+        with self._lock:
+            items = self._inbox
+            self._inbox = []
+            self._scheduled = False
+        receiver = self._receiver
+        assert receiver is not None
+        for item in items:
+            if self._reported:
+                return
+            if item is _CLOSED:
+                self._closed = True
+                self._report(TransportClosed("peer closed"))
+                return
+            if self._serialize:
+                self._deliver_bytes(receiver, item)
+            else:
+                _call(receiver.on_frame, item)
+
+    def _deliver_bytes(self, receiver: FrameReceiver, frame: bytes) -> None:
+        """Apply the receiving half of the stdio framing rules (see the module docstring)."""
+        if frame[-1:] == b"\r":
+            frame = frame[:-1]
+        if not frame or frame.isspace():
+            return
+        if len(frame) > self._max:
+            _call(receiver.on_frame_too_large, len(frame))
+            return
+        _call(receiver.on_frame, frame)
+
+    def _report(self, info: TransportClosed) -> None:
+        with self._lock:
+            if self._reported or self._receiver is None:
+                return
+            self._reported = True
+            self._inbox = []
+        _call(self._receiver.on_closed, info)
+
+
+def _call(fn: Any, arg: Any) -> None:
+    try:
+        fn(arg)
+    except Exception:
+        _log.exception("frame receiver callback %r failed", fn)
+
+
+class InMemoryTransportPair:
+    """Two connected in-memory transports: ``client_transport`` and ``agent_transport``.
+
+    Example::
+
+        pair = InMemoryTransportPair.create()
+        await pair.client_transport.start(client_loop, client_receiver)
+        await pair.agent_transport.start(agent_loop, agent_receiver)
+    """
+
+    def __init__(
+        self, client_transport: InMemoryTransport, agent_transport: InMemoryTransport
+    ) -> None:
+        self.client_transport = client_transport
+        self.agent_transport = agent_transport
+
+    @classmethod
+    def create(
+        cls, *, serialize: bool = True, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    ) -> InMemoryTransportPair:
+        """Create a connected pair (bytes frames if ``serialize``, else objects)."""
+        if isinstance(max_frame_bytes, bool) or not isinstance(max_frame_bytes, int):
+            raise TypeError(f"max_frame_bytes must be an int, got {max_frame_bytes!r}")
+        if max_frame_bytes < 1:
+            raise ValueError(f"max_frame_bytes must be positive, got {max_frame_bytes}")
+        client = InMemoryTransport("client", serialize=serialize, max_frame_bytes=max_frame_bytes)
+        agent = InMemoryTransport("agent", serialize=serialize, max_frame_bytes=max_frame_bytes)
+        client._peer = agent
+        agent._peer = client
+        return cls(client, agent)

@@ -1,0 +1,25 @@
+"""Transports: move newline-framed JSON-RPC messages between an ACP client and an agent.
+
+Exports the contract (:class:`AcpTransport`, :class:`FrameReceiver`, :class:`TransportClosed`)
+and the stdio implementations. This package is *not* responsible for JSON-RPC or ACP semantics.
+"""
+
+from __future__ import annotations
+
+from rxacp.transport.base import (
+    DEFAULT_MAX_FRAME_BYTES,
+    AcpTransport,
+    FrameReceiver,
+    TransportClosed,
+)
+from rxacp.transport.stdio import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
+
+__all__ = [
+    "DEFAULT_MAX_FRAME_BYTES",
+    "AcpTransport",
+    "AgentParameters",
+    "FrameReceiver",
+    "StdioAcpAgentTransport",
+    "StdioAcpClientTransport",
+    "TransportClosed",
+]

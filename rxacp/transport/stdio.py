@@ -1,0 +1,404 @@
+"""stdio transports: a client spawning an agent process (and, re-exported, the agent side).
+
+:class:`StdioAcpClientTransport` launches the agent (:class:`AgentParameters`) in a new process
+group, writes frames to its stdin, reads frames from its stdout with :class:`LineFramer` (no
+64 KiB line limit), always drains its stderr (keeping a bounded tail for error reports), and on
+:meth:`~StdioAcpClientTransport.close` escalates stdin close → SIGTERM → SIGKILL over the whole
+process group, reaping everything it started. :class:`StdioAcpAgentTransport` (an agent's own
+stdio) lives in :mod:`rxacp.transport.stdio_agent` and is re-exported here.
+
+This module is *not* responsible for JSON, JSON-RPC ids or ACP semantics: a frame is one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import collections
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Callable
+from typing import Any, cast
+
+from rxacp.errors import AcpConnectionException
+from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
+from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+from rxacp.transport.framing import LineFramer, frame_to_line
+from rxacp.transport.stdio_agent import StdioAcpAgentTransport
+
+__all__ = [
+    "AgentParameters",
+    "AgentParametersBuilder",
+    "StdioAcpAgentTransport",
+    "StdioAcpClientTransport",
+]
+
+_log = logging.getLogger("rxacp.transport.stdio")
+_stderr_log = logging.getLogger("rxacp.transport.stderr")
+
+_STDERR_TAIL_LINES = 20
+_STDERR_TAIL_CHARS = 8 * 1024
+_STDERR_MAX_LINE_CHARS = 64 * 1024
+_EXIT_CODE_WAIT = 1.0  # after stdout EOF, how long to wait for the exit status
+_EXIT_STDOUT_GRACE = 0.3  # after exit, how long to wait for stdout EOF (grandchild holds it)
+_EXIT_STDOUT_MAX = 5.0  # ... at most, while data keeps arriving
+
+
+def _call_safely(fn: Callable[..., None], *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception:
+        _log.exception("frame receiver callback %r failed", fn)
+
+
+class _StderrCollector:
+    """Decode stderr incrementally, hand out lines, keep a bounded tail for error messages."""
+
+    def __init__(self, on_line: Callable[[str], None] | None) -> None:
+        self._on_line = on_line
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+        self._tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+
+    def feed(self, data: bytes, final: bool = False) -> None:
+        text = self._partial + self._decoder.decode(data, final)
+        lines = text.split("\n")
+        self._partial = lines.pop()
+        if (final and self._partial) or len(self._partial) > _STDERR_MAX_LINE_CHARS:
+            lines.append(self._partial)
+            self._partial = ""
+        if not lines:
+            return
+        on_line = self._on_line
+        if on_line is None and _stderr_log.isEnabledFor(logging.DEBUG):
+            on_line = self._log_line
+        if on_line is not None:
+            for line in lines:
+                _call_safely(on_line, line.removesuffix("\r"))
+        self._tail.extend(line[-_STDERR_TAIL_CHARS:] for line in lines[-_STDERR_TAIL_LINES:])
+
+    @staticmethod
+    def _log_line(line: str) -> None:
+        _stderr_log.debug("%s", line)
+
+    def tail(self) -> str | None:
+        lines = [*self._tail, self._partial] if self._partial else list(self._tail)
+        text = "\n".join(lines)[-_STDERR_TAIL_CHARS:]
+        return text or None
+
+
+class _ClientProtocol(asyncio.SubprocessProtocol):
+    """Routes subprocess pipe events to the owning :class:`StdioAcpClientTransport`."""
+
+    def __init__(self, owner: StdioAcpClientTransport) -> None:
+        self._owner = owner
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self._owner._on_pipe_data(fd, cast(bytes, data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self._owner._on_pipe_lost(fd, exc)
+
+    def process_exited(self) -> None:
+        self._owner._on_process_exited()
+
+    def pause_writing(self) -> None:
+        self._owner._write_resumed.clear()
+
+    def resume_writing(self) -> None:
+        self._owner._write_resumed.set()
+
+
+class StdioAcpClientTransport(AcpTransport):
+    """Client side of stdio: spawn the agent and speak newline-delimited frames over its pipes.
+
+    The agent runs in a new session/process group so :meth:`close` can terminate it together
+    with anything it started. ``receiver.on_closed`` gets the exit code and the last lines of
+    stderr when the agent goes away. Frames sent before :meth:`start` has spawned the process
+    are written right after.
+    """
+
+    def __init__(self, params: AgentParameters) -> None:
+        if not isinstance(params, AgentParameters):
+            raise TypeError(f"expected AgentParameters, got {type(params).__name__}")
+        self._params = params
+        self._framer = LineFramer(params.max_frame_bytes)
+        self._stderr = _StderrCollector(params.on_stderr_line)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._receiver: FrameReceiver | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._stdin: asyncio.WriteTransport | None = None
+        self._pid: int | None = None
+        self._write_resumed = asyncio.Event()
+        self._exited: asyncio.Future[int] | None = None
+        self._stdout_eof: asyncio.Future[None] | None = None
+        self._stderr_eof: asyncio.Future[None] | None = None
+        self._stdin_lost = False
+        self._early: list[bytes] = []  # frames sent before the process was spawned
+        self._closing = False  # close() called or the stream ended: drop sends
+        self._closed_reported = False
+        self._close_task: asyncio.Task[None] | None = None
+        self._finish_task: asyncio.Task[None] | None = None
+        self._exit_timer: asyncio.TimerHandle | None = None
+        self._exit_deadline = 0.0
+        self._data_since_exit = False
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the agent (also its process-group id), once started."""
+        return self._pid
+
+    @property
+    def params(self) -> AgentParameters:
+        """The launch parameters."""
+        return self._params
+
+    async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        """Spawn the agent; raises :class:`AcpConnectionException` if it cannot be started."""
+        if self._loop is not None:
+            raise RuntimeError("StdioAcpClientTransport.start() called twice")
+        self._loop = loop
+        self._receiver = receiver
+        self._write_resumed.set()
+        self._exited = loop.create_future()
+        self._stdout_eof = loop.create_future()
+        self._stderr_eof = loop.create_future()
+        p = self._params
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: _ClientProtocol(self),
+                p.command,
+                *p.args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=p.child_env(),
+                cwd=p.cwd,
+                start_new_session=True,
+            )
+        except (OSError, ValueError) as exc:
+            self._closing = self._closed_reported = True
+            raise AcpConnectionException(f"cannot start agent {p.command!r}: {exc}") from exc
+        self._transport = transport
+        self._pid = transport.get_pid()
+        stdin = transport.get_pipe_transport(0)
+        assert isinstance(stdin, asyncio.WriteTransport)
+        stdin.set_write_buffer_limits(high=256 * 1024, low=0)
+        self._stdin = stdin
+        early, self._early = self._early, []
+        for line in early:
+            stdin.write(line)
+        _log.debug("started agent %r pid=%s", p.command, self._pid)
+
+    def send(self, frame: Frame) -> None:
+        """Write ``frame`` + newline to the agent's stdin (buffered by asyncio, never blocks)."""
+        line = frame_to_line(frame)
+        if self._closing or self._stdin_lost:
+            return
+        if self._stdin is None:  # before start() finished spawning: written right after
+            self._early.append(line)
+        elif not self._stdin.is_closing():
+            self._stdin.write(line)
+
+    async def drain(self) -> None:
+        """Wait (bounded by ``close_timeout`` + ``terminate_timeout``) until stdin is flushed."""
+        if self._stdin is None:
+            return
+        bound = max(1.0, self._params.close_timeout + self._params.terminate_timeout)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._drain(), bound)
+
+    async def _drain(self) -> None:
+        stdin = self._stdin
+        assert stdin is not None
+        while not self._stdin_lost and not stdin.is_closing() and stdin.get_write_buffer_size():
+            if not self._write_resumed.is_set():
+                await self._write_resumed.wait()
+            else:
+                await asyncio.sleep(0.002)
+
+    async def close(self) -> None:
+        """Close stdin, then SIGTERM and SIGKILL the process group as needed; reap; report."""
+        if self._close_task is None:
+            self._closing = True
+            if self._loop is None or self._transport is None:  # never started, or spawn failed
+                self._closed_reported = True
+                return
+            self._close_task = self._loop.create_task(self._close())
+        await asyncio.shield(self._close_task)
+
+    # -- process lifecycle -------------------------------------------------------------------
+
+    async def _close(self) -> None:
+        p = self._params
+        assert self._exited is not None
+        if self._finish_task is not None and not self._finish_task.done():
+            self._finish_task.cancel()
+        if self._stdin is not None:
+            self._stdin.close()
+        exited = await self._wait(self._exited, p.close_timeout)
+        if not exited or self._group_alive():
+            self._signal_group(signal.SIGTERM)
+            await self._wait_group_gone(p.terminate_timeout)
+            if self._signal_group(signal.SIGKILL):
+                await self._wait_group_gone(2.0)  # SIGKILL is delivered asynchronously
+        if self._transport is not None:
+            self._transport.close()
+        if self._stderr_eof is not None:
+            await self._wait(self._stderr_eof, 0.2)
+        code = self._exited.result() if self._exited.done() else None
+        self._report(TransportClosed("closed", exit_code=code, stderr_tail=self._stderr.tail()))
+
+    @staticmethod
+    async def _wait(fut: asyncio.Future[Any], timeout: float) -> bool:
+        if fut.done():
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(fut), timeout)
+        return fut.done()
+
+    def _group_alive(self) -> bool:
+        """True while a process of the agent's group still runs (zombies do not count)."""
+        if self._pid is None:
+            return False
+        try:
+            os.killpg(self._pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return _group_has_live_member(self._pid)
+
+    def _signal_group(self, sig: int) -> bool:
+        """Signal the agent's process group; False if nothing is left in it."""
+        if self._pid is None:
+            return False
+        try:
+            os.killpg(self._pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    async def _wait_group_gone(self, timeout: float) -> None:
+        assert self._exited is not None and self._loop is not None
+        deadline = self._loop.time() + timeout
+        await self._wait(self._exited, timeout)
+        delay = 0.001
+        while self._group_alive() and self._loop.time() < deadline:
+            await asyncio.sleep(delay)  # orphaned group members are not our children
+            delay = min(delay * 2, 0.05)
+
+    # -- protocol callbacks ------------------------------------------------------------------
+
+    def _on_pipe_data(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self._data_since_exit = True
+            receiver = self._receiver
+            if receiver is None or self._closing:
+                return
+            self._framer.dispatch(
+                data,
+                lambda f: _call_safely(receiver.on_frame, f),
+                lambda n: _call_safely(receiver.on_frame_too_large, n),
+            )
+        elif fd == 2:
+            self._stderr.feed(data)
+
+    def _on_pipe_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 0:
+            self._stdin_lost = True
+            self._write_resumed.set()
+        elif fd == 1:
+            receiver = self._receiver
+            if receiver is not None and not self._closing:
+                self._framer.dispatch(
+                    b"",
+                    lambda f: _call_safely(receiver.on_frame, f),
+                    lambda n: _call_safely(receiver.on_frame_too_large, n),
+                    eof=True,
+                )
+            _set(self._stdout_eof)
+            self._begin_finish("agent closed its stdout", exc)
+        elif fd == 2:
+            self._stderr.feed(b"", final=True)
+            _set(self._stderr_eof)
+
+    def _on_process_exited(self) -> None:
+        assert self._transport is not None and self._loop is not None
+        code = self._transport.get_returncode()
+        if self._exited is not None and not self._exited.done():
+            self._exited.set_result(code if code is not None else -1)
+        if self._closing or self._stdout_eof is None or self._stdout_eof.done():
+            return
+        # stdout may stay open if a grandchild inherited it: give it a short grace period.
+        self._exit_deadline = self._loop.time() + _EXIT_STDOUT_MAX
+        self._data_since_exit = False
+        self._exit_timer = self._loop.call_later(_EXIT_STDOUT_GRACE, self._exit_grace_over)
+
+    def _exit_grace_over(self) -> None:
+        assert self._loop is not None
+        if self._closing or self._finish_task is not None:
+            return
+        if self._data_since_exit and self._loop.time() < self._exit_deadline:
+            self._data_since_exit = False
+            self._exit_timer = self._loop.call_later(_EXIT_STDOUT_GRACE, self._exit_grace_over)
+            return
+        self._begin_finish("agent exited", None)
+
+    def _begin_finish(self, reason: str, exc: Exception | None) -> None:
+        if self._closing or self._finish_task is not None or self._loop is None:
+            return
+        if self._exit_timer is not None:
+            self._exit_timer.cancel()
+        self._finish_task = self._loop.create_task(self._finish(reason, exc))
+
+    async def _finish(self, reason: str, exc: Exception | None) -> None:
+        """The agent went away on its own: collect exit code and stderr (bounded), report."""
+        assert self._exited is not None and self._stderr_eof is not None and self._loop is not None
+        deadline = self._loop.time() + _EXIT_CODE_WAIT
+        await self._wait(self._exited, _EXIT_CODE_WAIT)
+        await self._wait(self._stderr_eof, max(0.0, min(0.2, deadline - self._loop.time())))
+        if self._closing:
+            return
+        self._closing = True
+        code = self._exited.result() if self._exited.done() else None
+        if code is not None and reason == "agent closed its stdout":
+            reason = "agent exited"
+        self._report(
+            TransportClosed(reason, error=exc, exit_code=code, stderr_tail=self._stderr.tail())
+        )
+
+    def _report(self, info: TransportClosed) -> None:
+        if self._closed_reported:
+            return
+        self._closed_reported = True
+        if self._receiver is not None:
+            _call_safely(self._receiver.on_closed, info)
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member that is not a zombie (Linux /proc scan).
+
+    Orphaned zombies stay in the group until init reaps them, which some container inits never
+    do; they must not make close() wait. Without /proc, any member counts as live.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _set(fut: asyncio.Future[None] | None) -> None:
+    if fut is not None and not fut.done():
+        fut.set_result(None)

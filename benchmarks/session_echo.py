@@ -18,10 +18,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rxacp.session import AcpSession, wait_for  # noqa: E402
-from rxacp.testing.memory import InMemoryTransportPair  # noqa: E402
-from rxacp.transport import AgentParameters, StdioAcpClientTransport  # noqa: E402
-from tests.session.peers.echo_session import serve  # noqa: E402
+from rxacp.session import AcpSession, wait_for
+from rxacp.testing.memory import InMemoryTransportPair
+from rxacp.transport import AgentParameters, StdioAcpClientTransport
+from tests.session.peers.echo_session import serve
 
 PEER = str(Path(__file__).resolve().parents[1] / "tests" / "session" / "peers" / "echo_session.py")
 

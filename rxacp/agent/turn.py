@@ -139,11 +139,10 @@ class PromptTurn:
     def _on_cancel_request(self, _req: IncomingRequest) -> bool:
         if self.state == ANSWERED:
             return True
-        self._fire(CANCEL_REQUEST)
         if self.session_cancelled:
-            self._answer(result=None)  # answered `cancelled` (rule 6)
+            self._answer(result=None, reason=CANCEL_REQUEST)  # `cancelled` (rule 6)
         else:
-            self._answer(error=AcpProtocolException.request_cancelled())
+            self._answer(error=AcpProtocolException.request_cancelled(), reason=CANCEL_REQUEST)
         return True
 
     def _on_grace_expired(self) -> None:
@@ -154,44 +153,49 @@ class PromptTurn:
             "answering `cancelled` for it",
             self.session_id,
         )
-        self._answer(result=None)
+        self._answer(result=None, reason=GRACE_PERIOD)
 
     def _on_max_duration(self) -> None:
         if self.state == ANSWERED:
             return
-        self._fire(MAX_DURATION)
         if self.session_cancelled:
-            self._answer(result=None)
+            self._answer(result=None, reason=MAX_DURATION)
             return
         seconds = self._core.max_prompt_duration or 0.0
-        self._answer(
-            error=AcpProtocolException(
-                AcpErrorCodes.REQUEST_CANCELLED,
-                "Prompt turn exceeded the maximum prompt duration",
-                {"maxPromptDuration": iso8601_duration(seconds)},
-            )
+        error = AcpProtocolException(
+            AcpErrorCodes.REQUEST_CANCELLED,
+            "Prompt turn exceeded the maximum prompt duration",
+            {"maxPromptDuration": iso8601_duration(seconds)},
         )
+        self._answer(error=error, reason=MAX_DURATION)
 
     def on_connection_closed(self) -> None:
         """The connection ended: stop the handler; no answer can be written any more."""
         if self.state == ANSWERED:
             return
         self.state = ANSWERED
-        self._fire(CONNECTION_CLOSED)
         self._teardown()
+        self.signal.fire(CONNECTION_CLOSED)
 
     def _fire(self, reason: str) -> None:
         if self.signal.fire(reason):
             self._dispose_children()
 
     # ------------------------------------------------------------------ the one answer (loop)
-    def _answer(self, *, result: Any = None, error: BaseException | None = None) -> None:
+    def _answer(
+        self, *, result: Any = None, error: BaseException | None = None, reason: str = "answered"
+    ) -> None:
+        """Send the turn's one answer. The SDK decides *before* the handler hears about it:
+        state, handler subscription and children are settled first, then the signal fires,
+        so a handler reacting synchronously to cancellation can no longer claim the answer."""
         if self.state == ANSWERED:
             return
         self.state = ANSWERED
-        if not self.signal.is_set():
-            self.signal.fire("answered")  # lets on_cancel users stop side work; no cascade needed
         self._teardown()
+        self._respond(result, error)
+        self.signal.fire(reason)
+
+    def _respond(self, result: Any, error: BaseException | None) -> None:
         if self.session_cancelled:
             meta = getattr(result, "meta", None) if isinstance(result, PromptResponse) else None
             response = PromptResponse.cancelled()

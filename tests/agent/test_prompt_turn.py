@@ -337,15 +337,19 @@ def test_all_triggers_look_the_same_from_inside_the_handler(
 
     def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
         ctx.send_message("go")
+        called: list[bool] = []
+        ctx.on_cancel(lambda: called.append(True))
 
-        def record(_: Any) -> PromptResponse:
+        def record(_: Any) -> None:
             late: list[str] = []
             ctx.when_cancelled().subscribe(late.append)  # late subscriber still sees it
-            seen.append((ctx.is_cancelled(), True, bool(late)))
+            seen.append((ctx.is_cancelled(), bool(called), bool(late)))
             done.set()
-            return PromptResponse.end_turn()
 
-        return ctx.when_cancelled().pipe(ops.map(record))
+        # Observed outside the handler's own chain: $/cancel_request and the maximum duration
+        # dispose that chain before the signal fires (the SDK's answer is decided first).
+        ctx.when_cancelled().subscribe(record)
+        return reactivex.never()
 
     triggers = ["session/cancel", "$/cancel_request", "grace", "max"]
     for trigger in triggers:
@@ -519,4 +523,23 @@ def test_async_handler_stops_its_work_with_take_until_when_cancelled(
     _, answer = h.next_answer()
     assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
     ticks.on_next(2)
+    assert h.idle()
+
+
+@pytest.mark.parametrize("trigger", ["$/cancel_request", "max"])
+def test_a_handler_that_answers_synchronously_on_cancel_cannot_claim_the_sdk_answer(
+    harnesses: list[AgentHarness], trigger: str
+) -> None:
+    def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        return ctx.when_cancelled().pipe(ops.map(lambda _r: PromptResponse.end_turn()))
+
+    h = make(harnesses, "async", async_h, max_duration=5.0)
+    rid = h.prompt()
+    h.flush()
+    if trigger == "max":
+        h.advance(6)
+    else:
+        h.cancel_request(rid)
+    answer = h.next()
+    assert answer["id"] == rid and answer["error"]["code"] == -32800
     assert h.idle()

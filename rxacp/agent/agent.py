@@ -66,6 +66,18 @@ class _AgentBase:
         """Start serving the transport (idempotent)."""
         self._core.session.start()
 
+    def run(self) -> None:
+        """Serve until the client disconnects or :meth:`close` is called, then clean up.
+
+        Ctrl-C closes the agent (active turns are cancelled) and re-raises.
+        """
+        self.start()
+        try:
+            while not self._core.session.wait_closed(0.5):
+                pass
+        finally:
+            self.close()
+
     def close(self) -> None:
         """Stop at once: active turns are cancelled, pending requests error, transport closed."""
         self._core.session.close()
@@ -169,18 +181,6 @@ class AcpSyncAgent(_AgentBase):
         super().__init__(config, blocking=True)
         self._core.set_context_factory(lambda turn: SyncPromptContext(self._core, turn))
         self._async = _AsyncView(self._core)
-
-    def run(self) -> None:
-        """Serve until the client disconnects or :meth:`close` is called, then clean up.
-
-        Ctrl-C closes the agent (active turns are cancelled) and re-raises.
-        """
-        self.start()
-        try:
-            while not self._core.session.wait_closed(0.5):
-                pass
-        finally:
-            self.close()
 
     def __enter__(self) -> AcpSyncAgent:
         self.start()

@@ -175,6 +175,10 @@ class _ContextBase:
 class PromptContext(_ContextBase):
     """The async handler's context: every client call is a cold :class:`AcpObservable`."""
 
+    def to_sync(self) -> SyncPromptContext:
+        """The blocking view of the same turn (for code running on a worker thread)."""
+        return SyncPromptContext(self._core, self._turn)
+
     def when_cancelled(self) -> reactivex.Observable[str]:
         """Emits the reason and completes when the turn is cancelled (late subscribers too)::
 
@@ -346,6 +350,10 @@ class SyncPromptContext(_ContextBase):
     def __init__(self, core: AgentCore, turn: PromptTurn) -> None:
         super().__init__(core, turn)
         self._async = PromptContext(core, turn)
+
+    def to_async(self) -> PromptContext:
+        """The Observable view of the same turn (``when_cancelled()`` lives there)."""
+        return self._async
 
     def _block(self, source: reactivex.Observable[Any]) -> Any:
         if self._core.session.runner.in_loop():

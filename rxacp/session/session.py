@@ -29,7 +29,7 @@ import asyncio
 import collections
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import pydantic
@@ -249,7 +249,7 @@ class AcpSession:
         """
         if self._begin_start():
             if self._runner.in_loop():
-                self.loop.create_task(self._start_async())
+                self._start_in_background()
                 return
             try:
                 self._runner.run(self._start_async(), timeout)
@@ -299,7 +299,12 @@ class AcpSession:
 
     def _ensure_started(self) -> None:
         if self._state == "new" and self._begin_start():
-            self.loop.create_task(self._start_async())
+            self._start_in_background()
+
+    def _start_in_background(self) -> None:
+        task = self.loop.create_task(self._start_async())
+        # the failure is reported to every pending request; retrieve it so asyncio stays quiet
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
         """Call ``listener(reason)`` on the loop when the connection ends (now, if it has)."""
@@ -318,6 +323,8 @@ class AcpSession:
 
     async def wait_closed_async(self) -> None:
         """Wait (in any asyncio loop) until the connection ended."""
+        if self._terminated.is_set():
+            return
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
 
@@ -341,7 +348,7 @@ class AcpSession:
                 return
             self._close_called = True
         if self._runner.in_loop():
-            self.loop.create_task(self._close_async())
+            self.loop.create_task(self._close_then_finish(self._close_async()))
             return
         try:
             self._runner.run(self._close_async(), timeout)
@@ -368,7 +375,7 @@ class AcpSession:
             self._close_called = True
         bound = timeout if timeout is not None else (self._request_timeout or 60.0)
         if self._runner.in_loop():
-            self.loop.create_task(self._close_gracefully_async(bound))
+            self.loop.create_task(self._close_then_finish(self._close_gracefully_async(bound)))
             return
         try:
             self._runner.run(self._close_gracefully_async(bound), bound + 10.0)
@@ -393,6 +400,13 @@ class AcpSession:
                 await self._transport.close()
             except Exception:  # pragma: no cover - transports should not fail to close
                 _log.warning("transport failed to close", exc_info=True)
+
+    async def _close_then_finish(self, closing: Coroutine[Any, Any, None]) -> None:
+        """Close from a task on our own loop, then release the workers and the loop."""
+        try:
+            await closing
+        finally:
+            self._finish_close()
 
     def _finish_close(self) -> None:
         self._workers.shutdown()

@@ -261,3 +261,25 @@ def test_unknown_and_duplicate_responses_do_not_disturb_pending_requests(
     rec.wait()
     flush(session)
     assert rec.values == [1]
+
+
+def test_wait_closed_async_returns_at_once_after_close_from_another_thread() -> None:
+    import asyncio
+
+    peer = ScriptedTransport()
+    session = AcpSession(peer, role="test")
+    session.start()
+    session.close()
+    asyncio.run(asyncio.wait_for(session.wait_closed_async(), 2))
+
+
+def test_close_called_from_a_handler_on_the_loop_releases_the_loop_thread() -> None:
+    peer = ScriptedTransport()
+    session = AcpSession(peer, role="test")
+    session.start()
+    loop_threads = [t for t in threading.enumerate() if t.name == "rxacp-test-loop"]
+    session.runner.call_later(session.close)
+    assert session.wait_closed(2)
+    for thread in loop_threads:
+        thread.join(2)
+        assert not thread.is_alive()

@@ -1,0 +1,41 @@
+"""rxacp.client: ACP clients for editors and tools.
+
+``AcpClient.async_(transport)`` builds an :class:`AcpAsyncClient` (cold, awaitable Observables);
+``AcpClient.sync(transport)`` an :class:`AcpSyncClient` (blocking). :class:`CancellationSignal`
+is the stop button of a prompt turn.
+
+This package is *not* responsible for the JSON-RPC engine (``rxacp.session``), transports or the
+agent side (``rxacp.agent``).
+"""
+
+from __future__ import annotations
+
+from .async_client import (
+    SUPPORTED_PROTOCOL_VERSIONS,
+    AcpAsyncClient,
+    AcpProtocolVersionException,
+    RequestLike,
+)
+from .builder import (
+    AcpAsyncClientBuilder,
+    AcpClient,
+    AcpSyncClientBuilder,
+    AsyncHandler,
+    SyncHandler,
+)
+from .cancellation import CancellationSignal
+from .sync_client import AcpSyncClient
+
+__all__ = [
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AcpAsyncClient",
+    "AcpAsyncClientBuilder",
+    "AcpClient",
+    "AcpProtocolVersionException",
+    "AcpSyncClient",
+    "AcpSyncClientBuilder",
+    "AsyncHandler",
+    "CancellationSignal",
+    "RequestLike",
+    "SyncHandler",
+]

@@ -1,0 +1,147 @@
+"""Helpers of the client calls: request coercion, the protocol-version error, the stop-signal
+wrapper of a prompt, and small Observables.
+
+This module is *not* responsible for sending anything itself; ``async_client.py`` does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from reactivex import abc
+from reactivex.disposable import Disposable
+
+from ..errors import AcpException
+from ..schema import AcpModel, PromptResponse
+from ..schema import methods as m
+from ..session import AcpObservable
+from .cancellation import CancellationSignal
+
+__all__ = [
+    "CONTENT_CAPABILITIES",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AcpProtocolVersionException",
+    "RequestLike",
+    "check_ext",
+    "coerce",
+    "completed",
+    "stoppable",
+]
+
+SUPPORTED_PROTOCOL_VERSIONS: frozenset[int] = frozenset({1})
+"""ACP protocol versions this client speaks; it sends the latest in ``initialize``."""
+
+LATEST_PROTOCOL_VERSION = max(SUPPORTED_PROTOCOL_VERSIONS)
+
+RequestLike = AcpModel | Mapping[str, Any]
+"""A request model, or its wire JSON (camelCase dict), which is validated into the model."""
+
+# content block type -> the promptCapabilities flag it needs (text and resource_link are baseline)
+CONTENT_CAPABILITIES = {
+    "image": "promptCapabilities.image",
+    "audio": "promptCapabilities.audio",
+    "resource": "promptCapabilities.embeddedContext",
+}
+
+
+class AcpProtocolVersionException(AcpException):
+    """The agent answered ``initialize`` with a protocol version this client does not support.
+
+    The spec says the client SHOULD then close the connection and tell the user: the client
+    closes it and ``initialize`` errors with this exception (an :class:`AcpException`, not an
+    :class:`~rxacp.errors.AcpProtocolException`, because the agent did not answer with an error).
+    """
+
+    def __init__(self, requested: int, received: Any) -> None:
+        super().__init__(
+            f"the agent answered initialize with protocol version {received!r}, but this client "
+            f"asked for version {requested} and supports {sorted(SUPPORTED_PROTOCOL_VERSIONS)}; "
+            "the connection was closed"
+        )
+        self.requested = requested
+        self.received = received
+
+
+def coerce(spec: m.MethodSpec, request: Any) -> AcpModel:
+    """``request`` as the method's params model, or a TypeError naming what was expected."""
+    model = spec.params_type
+    if isinstance(request, model):
+        return request
+    if isinstance(request, AcpModel) and type(request).__name__ == model.__name__:
+        return model.from_wire(request.to_wire())  # stable <-> unstable twin
+    if isinstance(request, Mapping):
+        return model.from_wire(dict(request))
+    raise TypeError(
+        f"{spec.python_name}() takes a {model.__name__} (or its wire dict), "
+        f"not {type(request).__name__}"
+    )
+
+
+def stoppable(
+    source: AcpObservable[Any], stop: CancellationSignal, send_cancel: Callable[[], object]
+) -> AcpObservable[Any]:
+    """``source`` (a prompt) with ``stop`` attached.
+
+    Already cancelled at subscription: emits ``PromptResponse.cancelled()``, sends nothing.
+    Cancelled while in flight: ``send_cancel()`` once; the prompt's own answer still follows.
+    Cancelled after the answer or after disposal: nothing.
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        if stop.is_cancelled:
+            observer.on_next(PromptResponse.cancelled())
+            observer.on_completed()
+            return Disposable()
+        lock = threading.Lock()
+        done = [False]
+
+        def finish() -> bool:
+            with lock:
+                was, done[0] = done[0], True
+            return not was
+
+        def on_next(value: Any) -> None:
+            finish()
+            observer.on_next(value)
+
+        def on_error(error: Exception) -> None:
+            finish()
+            observer.on_error(error)
+
+        def on_stop() -> None:
+            if finish():
+                send_cancel()
+
+        subscription = source.subscribe(
+            on_next, on_error, observer.on_completed, scheduler=scheduler
+        )
+        remove = stop.add_listener(on_stop)  # after the request was handed to the loop
+
+        def dispose() -> None:
+            finish()
+            remove()
+            subscription.dispose()
+
+        return Disposable(dispose)
+
+    return AcpObservable(subscribe)
+
+
+def check_ext(method: str) -> None:
+    if not isinstance(method, str) or not method.startswith("_"):
+        raise ValueError(f"extension method names must start with '_', got {method!r}")
+
+
+def completed() -> AcpObservable[Any]:
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        observer.on_completed()
+        return Disposable()
+
+    return AcpObservable(subscribe)

@@ -1,0 +1,463 @@
+"""``AcpAsyncClient``: every client→agent ACP method as a cold, awaitable Observable.
+
+One generic :meth:`AcpAsyncClient._call` does the per-method plumbing from the schema's method
+table (params/result models, capability gate); each public method is a one-liner. The prompt
+turn adds :class:`~rxacp.client.CancellationSignal` handling and prompt-content gating.
+
+Observables returned here are :class:`~rxacp.session.AcpObservable`\\ s: nothing is sent until
+subscription; disposing before the answer sends ``$/cancel_request``; they can be awaited from
+any asyncio loop. Values are emitted on the connection's loop thread: do not block there.
+
+This module is *not* responsible for the wire protocol (``rxacp.session``), for handling
+agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from types import TracebackType
+from typing import Any
+
+from reactivex import abc
+from reactivex import operators as ops
+from reactivex.disposable import Disposable
+
+from .._durations import Duration, to_seconds
+from ..capabilities import NegotiatedCapabilities
+from ..errors import AcpCapabilityException
+from ..schema import (
+    AcpModel,
+    AuthenticateRequest,
+    AuthenticateResponse,
+    CancelNotification,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    InitializeRequest,
+    InitializeResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    LogoutRequest,
+    LogoutResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
+)
+from ..schema import methods as m
+from ..schema.unstable import (
+    DisableProviderRequest,
+    DisableProviderResponse,
+    ForkSessionRequest,
+    ForkSessionResponse,
+    ListProvidersRequest,
+    ListProvidersResponse,
+    SetProviderRequest,
+    SetProviderResponse,
+)
+from ..session import AcpObservable, AcpSession
+from ._calls import (
+    CONTENT_CAPABILITIES,
+    LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    AcpProtocolVersionException,
+    RequestLike,
+    check_ext,
+    coerce,
+    completed,
+    stoppable,
+)
+from .cancellation import CancellationSignal
+from .handlers import PermissionTracker
+
+__all__ = [
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AcpAsyncClient",
+    "AcpProtocolVersionException",
+    "RequestLike",
+]
+
+_DEFAULT: Any = object()
+
+
+class AcpAsyncClient:
+    """An ACP client whose calls return cold Observables (build it with ``AcpClient.async_``).
+
+    Every call is lazy: subscribing sends the request, disposing before the answer sends
+    ``$/cancel_request``. ``await client.new_session(req)`` works from any asyncio loop.
+
+    After :meth:`initialize`, methods gated by a capability the agent did not advertise
+    (``loadSession``, ``sessionCapabilities.list`` ...) error with
+    :class:`~rxacp.errors.AcpCapabilityException` and send nothing; so do prompts with image,
+    audio or embedded-resource content the agent's ``promptCapabilities`` exclude.
+    """
+
+    def __init__(
+        self,
+        session: AcpSession,
+        *,
+        client_capabilities: Any,
+        client_info: Any,
+        prompt_timeout: Duration | None,
+        permissions: PermissionTracker,
+    ) -> None:
+        self._session = session
+        self._client_capabilities = client_capabilities
+        self._client_info = client_info
+        self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
+        self._permissions = permissions
+        self._agent_capabilities: NegotiatedCapabilities | None = None
+        self._initialize_response: InitializeResponse | None = None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def session(self) -> AcpSession:
+        """The JSON-RPC engine of this connection (advanced use)."""
+        return self._session
+
+    @property
+    def agent_capabilities(self) -> NegotiatedCapabilities | None:
+        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
+        return self._agent_capabilities
+
+    @property
+    def initialize_response(self) -> InitializeResponse | None:
+        """The agent's ``initialize`` answer (``None`` before it answered)."""
+        return self._initialize_response
+
+    @property
+    def client_capabilities(self) -> Any:
+        """The capabilities the no-argument :meth:`initialize` advertises (wire JSON)."""
+        return self._client_capabilities
+
+    @property
+    def prompt_timeout(self) -> float | None:
+        """Bound of a prompt turn in seconds (``None``: unbounded, the default)."""
+        return self._prompt_timeout
+
+    @property
+    def pending_permission_requests(self) -> int:
+        """Incoming ``session/request_permission`` requests not answered yet."""
+        return self._permissions.pending_count()
+
+    # ------------------------------------------------------------------ plumbing
+    def _call(
+        self, method: str, request: Any, *, timeout: Duration | None = _DEFAULT
+    ) -> AcpObservable[Any]:
+        """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
+        spec = m.METHODS[method]
+        params = coerce(spec, request)
+
+        def subscribe(
+            observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            try:
+                self._gate(spec, params)
+            except AcpCapabilityException as exc:
+                observer.on_error(exc)
+                return Disposable()
+            kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
+            source = self._session.send_request(method, params, spec.result_type, **kwargs)
+            return source.subscribe(observer, scheduler=scheduler)
+
+        return AcpObservable(subscribe)
+
+    def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
+        caps = self._agent_capabilities
+        if caps is None:
+            return  # not initialized: nothing negotiated to check against
+        if spec.capability is not None:
+            caps.require(spec.capability)
+        if spec.name == m.SESSION_PROMPT:
+            for block in getattr(params, "prompt", None) or ():
+                needed = CONTENT_CAPABILITIES.get(getattr(block, "type", ""))
+                if needed is not None and not caps.supports(needed):
+                    raise AcpCapabilityException(
+                        needed,
+                        f"the agent did not advertise {needed!r}, so a prompt with "
+                        f"{getattr(block, 'type', '?')!r} content cannot be sent; nothing was sent",
+                    )
+
+    # ------------------------------------------------------------------ initialization
+    def initialize(
+        self, request: InitializeRequest | RequestLike | None = None
+    ) -> AcpObservable[InitializeResponse]:
+        """``initialize``: negotiate the protocol version and exchange capabilities.
+
+        Without ``request``, sends protocol version 1 with the builder's client capabilities and
+        client info. On the answer, records :attr:`agent_capabilities` (enabling capability
+        gating) and checks the agent's protocol version: an unsupported one closes the
+        connection and errors with :class:`AcpProtocolVersionException`::
+
+            subscribe ──initialize──▶
+            answer    ───────────────R|      (R: InitializeResponse)
+            bad version ─────────────X       (AcpProtocolVersionException)
+        """
+        if request is None:
+            request = InitializeRequest.of(
+                self._client_capabilities,
+                protocol_version=LATEST_PROTOCOL_VERSION,
+                client_info=self._client_info,
+            )
+        params = coerce(m.METHODS[m.INITIALIZE], request)
+        requested = int(getattr(params, "protocol_version", LATEST_PROTOCOL_VERSION))
+        source: AcpObservable[InitializeResponse] = self._call(m.INITIALIZE, params).pipe(
+            ops.map(lambda response: self._on_initialized(requested, response))
+        )
+        return source
+
+    def _on_initialized(self, requested: int, response: InitializeResponse) -> InitializeResponse:
+        version = response.protocol_version
+        if version not in SUPPORTED_PROTOCOL_VERSIONS:
+            self._session.close()
+            raise AcpProtocolVersionException(requested, version)
+        self._initialize_response = response
+        self._agent_capabilities = NegotiatedCapabilities(
+            response.agent_capabilities or {},
+            version,
+            peer="agent",
+            peer_info=response.agent_info,
+        )
+        return response
+
+    def authenticate(
+        self, request: AuthenticateRequest | RequestLike
+    ) -> AcpObservable[AuthenticateResponse]:
+        """``authenticate`` with one of the agent's advertised auth methods::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.AUTHENTICATE, request)
+
+    def logout(
+        self, request: LogoutRequest | RequestLike | None = None
+    ) -> AcpObservable[LogoutResponse]:
+        """``logout`` (gated by ``auth.logout``)::
+
+        ──request──▶ ─────R|      not advertised: X (AcpCapabilityException, nothing sent)
+        """
+        return self._call(m.LOGOUT, {} if request is None else request)
+
+    # ------------------------------------------------------------------ sessions
+    def new_session(
+        self, request: NewSessionRequest | RequestLike
+    ) -> AcpObservable[NewSessionResponse]:
+        """``session/new``: create a session for ``cwd`` (absolute) with MCP servers::
+
+        ──request──▶ ─────R|      (R.session_id)
+        """
+        return self._call(m.SESSION_NEW, request)
+
+    def load_session(
+        self, request: LoadSessionRequest | RequestLike
+    ) -> AcpObservable[LoadSessionResponse]:
+        """``session/load`` (gated by ``loadSession``); history replays as ``session/update``\\ s
+        that reach the consumers before the answer::
+
+        ──request──▶ ──u─u─u──R|
+        """
+        return self._call(m.SESSION_LOAD, request)
+
+    def list_sessions(
+        self, request: ListSessionsRequest | RequestLike | None = None
+    ) -> AcpObservable[ListSessionsResponse]:
+        """``session/list`` (gated by ``sessionCapabilities.list``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_LIST, {} if request is None else request)
+
+    def delete_session(
+        self, request: DeleteSessionRequest | RequestLike
+    ) -> AcpObservable[DeleteSessionResponse]:
+        """``session/delete`` (gated by ``sessionCapabilities.delete``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_DELETE, request)
+
+    def resume_session(
+        self, request: ResumeSessionRequest | RequestLike
+    ) -> AcpObservable[ResumeSessionResponse]:
+        """``session/resume`` (gated by ``sessionCapabilities.resume``; no history replay)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_RESUME, request)
+
+    def close_session(
+        self, request: CloseSessionRequest | RequestLike
+    ) -> AcpObservable[CloseSessionResponse]:
+        """``session/close`` (gated by ``sessionCapabilities.close``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_CLOSE, request)
+
+    def set_session_mode(
+        self, request: SetSessionModeRequest | RequestLike
+    ) -> AcpObservable[SetSessionModeResponse]:
+        """``session/set_mode``::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_SET_MODE, request)
+
+    def set_session_config_option(
+        self, request: SetSessionConfigOptionRequest | RequestLike
+    ) -> AcpObservable[SetSessionConfigOptionResponse]:
+        """``session/set_config_option``::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_SET_CONFIG_OPTION, request)
+
+    # ------------------------------------------------------------------ unstable
+    def fork_session(
+        self, request: ForkSessionRequest | RequestLike
+    ) -> AcpObservable[ForkSessionResponse]:
+        """**Unstable.** ``session/fork`` (gated by ``sessionCapabilities.fork``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_FORK, request)
+
+    def list_providers(
+        self, request: ListProvidersRequest | RequestLike | None = None
+    ) -> AcpObservable[ListProvidersResponse]:
+        """**Unstable.** ``providers/list`` (gated by ``providers``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.PROVIDERS_LIST, {} if request is None else request)
+
+    def set_provider(
+        self, request: SetProviderRequest | RequestLike
+    ) -> AcpObservable[SetProviderResponse]:
+        """**Unstable.** ``providers/set`` (gated by ``providers``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.PROVIDERS_SET, request)
+
+    def disable_provider(
+        self, request: DisableProviderRequest | RequestLike
+    ) -> AcpObservable[DisableProviderResponse]:
+        """**Unstable.** ``providers/disable`` (gated by ``providers``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.PROVIDERS_DISABLE, request)
+
+    # ------------------------------------------------------------------ prompt turn
+    def prompt(
+        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> AcpObservable[PromptResponse]:
+        """``session/prompt``: one prompt turn. Its ``session/update``\\ s reach the consumers
+        before the answer is emitted. Not bounded by the request timeout, only by the builder's
+        ``prompt_timeout`` (off by default)::
+
+            subscribe ──prompt──▶
+            updates   ──u──u──u──R|                  (R: PromptResponse)
+            stop.cancel()  ──u──C──u──R(cancelled)|  (C: session/cancel, sent once)
+            stop already cancelled: R(cancelled)|    (nothing sent: "cancelled" means it did
+                                                      not happen, or the peer was told)
+            dispose   ──u──X  → $/cancel_request
+
+        ``stop.cancel()`` after the answer sends nothing. Cancelling also answers this
+        session's pending permission requests ``cancelled`` (see :meth:`cancel`).
+        """
+        params = coerce(m.METHODS[m.SESSION_PROMPT], request)
+        source = self._call(m.SESSION_PROMPT, params, timeout=self._prompt_timeout)
+        if stop is None:
+            return source
+        session_id = str(getattr(params, "session_id", ""))
+        return stoppable(source, stop, lambda: self.cancel(session_id))
+
+    def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:
+        """Send ``session/cancel`` for a session (a ``CancelNotification`` or a session id).
+
+        Sent **at call time** (a notification has no answer to wait for); the returned
+        Observable just completes, so ``await client.cancel(sid)`` works. It also answers this
+        client's pending ``session/request_permission`` requests of that session with outcome
+        ``cancelled`` at once, disposing their handlers (spec: the client MUST do so)::
+
+            call ──session/cancel──▶   returns: |
+        """
+        spec = m.METHODS[m.SESSION_CANCEL]
+        note = coerce(
+            spec, {"sessionId": notification} if isinstance(notification, str) else notification
+        )
+        session_id = str(getattr(note, "session_id", ""))
+        self._session.send_notification(m.SESSION_CANCEL, note)
+        self._permissions.cancel_session(session_id)
+        return completed()
+
+    # ------------------------------------------------------------------ extensions
+    def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
+        """Call an extension method (its name must start with ``_``); emits the raw result::
+
+        ──request──▶ ─────R|       (R: the result JSON)
+        """
+        check_ext(method)
+        return self._session.send_request(method, {} if params is None else params, None)
+
+    def ext_notification(self, method: str, params: Any = None) -> AcpObservable[Any]:
+        """Send an extension notification (name must start with ``_``) at call time; the
+        returned Observable just completes::
+
+            call ──notification──▶   returns: |
+        """
+        check_ext(method)
+        self._session.send_notification(method, {} if params is None else params)
+        return completed()
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Close at once: pending calls error with ``AcpConnectionException``. Idempotent."""
+        self._session.close()
+
+    def close_gracefully(self, timeout: Duration | None = None) -> None:
+        """Let queued notifications drain and writes flush, then close (bounded by ``timeout``,
+        default the request timeout). Idempotent."""
+        self._session.close_gracefully(to_seconds(timeout, name="timeout"))
+
+    async def aclose(self) -> None:
+        """Close gracefully from asyncio code (any loop) and wait until the connection ended."""
+        session = self._session
+        if session.runner.in_loop():
+            session.close_gracefully()  # on the connection's own loop: scheduled
+            await session.wait_closed_async()
+        else:
+            await asyncio.get_running_loop().run_in_executor(None, session.close_gracefully)
+
+    def __enter__(self) -> AcpAsyncClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close_gracefully()
+
+    async def __aenter__(self) -> AcpAsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

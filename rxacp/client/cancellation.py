@@ -1,0 +1,114 @@
+"""``CancellationSignal``: the stop button of one prompt turn.
+
+Pass a signal to ``AcpAsyncClient.prompt(request, stop)`` / ``AcpSyncClient.prompt(request,
+stop)`` and call :meth:`CancellationSignal.cancel` from any thread: while the prompt is in flight
+the client sends ``session/cancel`` for its session (exactly once) and the prompt still emits the
+agent's answer (normally stop reason ``cancelled``) after every update of the turn.
+
+This module is *not* responsible for sending anything: it only records "cancelled" once and
+tells its listeners (the client's prompt pipelines) about it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+
+import reactivex
+from reactivex import abc
+from reactivex.disposable import Disposable
+
+__all__ = ["CancellationSignal"]
+
+_log = logging.getLogger("rxacp.client")
+
+
+class CancellationSignal:
+    """A thread-safe, one-shot "stop" flag for a prompt turn.
+
+    A signal is cancelled once and stays cancelled; :meth:`cancel` is idempotent. Use a new
+    signal for each prompt. Semantics, seen from the prompt it was passed to:
+
+    * cancelled **before** the prompt is subscribed: nothing is sent; the prompt emits
+      ``PromptResponse.cancelled()`` locally ("cancelled" means it did not happen, or the peer
+      was told);
+    * cancelled **while** the prompt is in flight: ``session/cancel`` is sent once and the
+      prompt still emits the agent's answer;
+    * cancelled **after** the answer: nothing is sent.
+
+    Example::
+
+        stop = CancellationSignal()
+        ui.on_stop_clicked(stop.cancel)          # any thread
+        response = sync_client.prompt(request, stop)
+    """
+
+    __slots__ = ("_cancelled", "_listeners", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True once :meth:`cancel` has been called (and forever after)."""
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Cancel the prompt this signal was passed to. Thread-safe; later calls do nothing.
+
+        Listeners run on the calling thread, once each; they must be quick.
+        """
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:
+                _log.exception("a CancellationSignal listener failed")
+
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` once when the signal is cancelled (at once if it already is).
+
+        Returns a function that removes the listener (a no-op once it ran).
+        """
+        with self._lock:
+            if not self._cancelled:
+                self._listeners.append(listener)
+                return lambda: self._remove(listener)
+        listener()
+        return lambda: None
+
+    def _remove(self, listener: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def when_cancelled(self) -> reactivex.Observable[bool]:
+        """An Observable that emits ``True`` then completes when the signal is cancelled::
+
+            not cancelled yet:   -----T|    (on cancel())
+            already cancelled:   T|
+
+        Use it as a notifier, e.g. ``work.pipe(ops.take_until(stop.when_cancelled()))``
+        (``take_until`` stops on the first emission).
+        """
+
+        def subscribe(
+            observer: abc.ObserverBase[bool], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            def fire() -> None:
+                observer.on_next(True)
+                observer.on_completed()
+
+            return Disposable(self.add_listener(fire))
+
+        return reactivex.create(subscribe)
+
+    def __repr__(self) -> str:
+        return f"CancellationSignal(cancelled={self._cancelled})"

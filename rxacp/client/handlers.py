@@ -1,0 +1,329 @@
+"""Client-side handling of agent→client traffic, table-driven from ``rxacp.schema.methods``.
+
+:class:`ClientHandlers` collects what a builder registered (typed request handlers keyed by
+method name, ``session/update`` and ``elicitation/complete`` consumers, ``_``-extension
+handlers); :func:`install` wires them into an :class:`~rxacp.session.AcpSession`:
+
+* request params are parsed with the method's params model (a validation error answers
+  ``-32602``), the user's handler runs (async style: returns an Observable, a coroutine or a
+  value; blocking style: runs on the worker pool via ``session.run_blocking``), and its value
+  answers the request. ``None`` (or an empty Observable) answers ``{}`` for methods whose
+  response has no required field, and is an internal error (``-32603``) otherwise;
+* pending ``session/request_permission`` requests are tracked per session
+  (:class:`PermissionTracker`) so that sending ``session/cancel`` answers them ``cancelled``;
+* unhandled requests get ``-32601`` whose message names the builder method to call.
+
+This module is *not* responsible for client→agent calls, for the wire protocol (the engine) or
+for deciding when to cancel (the client does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import reactivex
+from reactivex import operators as ops
+
+from ..errors import AcpProtocolException
+from ..schema import (
+    AcpModel,
+    CompleteElicitationNotification,
+    RequestPermissionResponse,
+    SessionNotification,
+)
+from ..schema.methods import (
+    ELICITATION_COMPLETE,
+    ELICITATION_CREATE,
+    METHODS,
+    SESSION_REQUEST_PERMISSION,
+    SESSION_UPDATE,
+    MethodSpec,
+)
+from ..session import AcpSession, IncomingNotification, IncomingRequest
+
+__all__ = [
+    "HANDLED_REQUESTS",
+    "ClientHandlers",
+    "Consumer",
+    "PermissionTracker",
+    "default_client_capabilities",
+    "install",
+    "setter_name",
+]
+
+_log = logging.getLogger("rxacp.client")
+
+HANDLED_REQUESTS: tuple[MethodSpec, ...] = tuple(
+    spec
+    for spec in METHODS.values()
+    if spec.side == "client" and spec.kind == "request" and not spec.unstable
+)
+"""The agent→client requests a client builder offers a typed handler setter for."""
+
+Consumer = Callable[[Any], "reactivex.Observable[Any] | None"]
+"""A notification consumer: returns ``None``, or an Observable that holds the next one."""
+
+
+def setter_name(method: str) -> str:
+    """The builder method that registers a handler for ``method`` (for error messages)."""
+    spec = METHODS.get(method)
+    if spec is not None and spec.side == "client" and spec.kind == "request":
+        return f"{spec.python_name}_handler"
+    return f"ext_request_handler({method!r}, fn)"
+
+
+def _empty_result_allowed(spec: MethodSpec) -> bool:
+    result = spec.result_type
+    return result is not None and not any(f.is_required() for f in result.model_fields.values())
+
+
+class ClientHandlers:
+    """What a client builder registered for agent→client traffic (filled in by the builder)."""
+
+    def __init__(self, *, blocking: bool) -> None:
+        self.blocking = blocking
+        """True for the sync builder: request handlers return values and run on workers."""
+        self.requests: dict[str, Callable[[Any], Any]] = {}
+        self.ext_requests: dict[str, Callable[[Any], Any]] = {}
+        self.ext_notifications: dict[str, Callable[[Any], Any]] = {}
+        self.update_consumers: list[Consumer] = []
+        self.elicitation_complete_consumers: list[Consumer] = []
+
+
+class PermissionTracker:
+    """Pending incoming ``session/request_permission`` requests, per ACP session id.
+
+    Thread-safe. :meth:`cancel_session` answers every pending one with outcome ``cancelled``
+    (which also disposes the user's handler).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[str, set[IncomingRequest]] = {}
+
+    def track(self, session_id: str, req: IncomingRequest) -> None:
+        with self._lock:
+            self._pending.setdefault(session_id, set()).add(req)
+
+    def untrack(self, session_id: str, req: IncomingRequest) -> None:
+        with self._lock:
+            reqs = self._pending.get(session_id)
+            if reqs is not None:
+                reqs.discard(req)
+                if not reqs:
+                    del self._pending[session_id]
+
+    def pending_count(self, session_id: str | None = None) -> int:
+        """How many permission requests are waiting (for one session, or in total)."""
+        with self._lock:
+            if session_id is not None:
+                return len(self._pending.get(session_id, ()))
+            return sum(len(v) for v in self._pending.values())
+
+    def cancel_session(self, session_id: str) -> int:
+        """Answer the session's pending permission requests ``cancelled``; returns how many."""
+        with self._lock:
+            reqs = self._pending.pop(session_id, set())
+        answered = 0
+        for req in reqs:
+            if req.respond(RequestPermissionResponse.cancelled()):
+                answered += 1
+        return answered
+
+
+def default_client_capabilities(handlers: ClientHandlers) -> dict[str, Any]:
+    """The ``clientCapabilities`` the registered handlers imply (wire JSON).
+
+    A capability is advertised iff every request it gates has a handler: ``fs.readTextFile``
+    (read handler), ``fs.writeTextFile`` (write handler), ``terminal`` (all five terminal
+    handlers), ``elicitation`` (create handler: ``{"form": {}}``, plus ``"url": {}`` when an
+    ``elicitation_complete_consumer`` is registered as well).
+    """
+    gated: dict[str, bool] = {}
+    for spec in HANDLED_REQUESTS:
+        if spec.capability is not None:
+            has = spec.name in handlers.requests
+            gated[spec.capability] = gated.get(spec.capability, True) and has
+    caps: dict[str, Any] = {}
+    for path, enabled in gated.items():
+        if not enabled:
+            continue
+        value: Any = True
+        if path == METHODS[ELICITATION_CREATE].capability:
+            value = {"form": {}}
+            if handlers.elicitation_complete_consumers:
+                value["url"] = {}
+        node = caps
+        *parents, leaf = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return caps
+
+
+def install(session: AcpSession, handlers: ClientHandlers, permissions: PermissionTracker) -> None:
+    """Register everything in ``handlers`` on ``session`` (before it starts)."""
+    for spec in HANDLED_REQUESTS:
+        fn = handlers.requests.get(spec.name)
+        if fn is not None:
+            session.set_request_handler(
+                spec.name, _request_handler(session, spec, fn, handlers.blocking, permissions)
+            )
+    for method, fn in handlers.ext_requests.items():
+        session.set_request_handler(method, _ext_request_handler(session, method, fn, handlers))
+    for method, fn in handlers.ext_notifications.items():
+        session.set_notification_handler(method, _ext_notification_handler(fn))
+    session.set_notification_handler(
+        SESSION_UPDATE, _consumers_handler(SessionNotification, handlers.update_consumers)
+    )
+    session.set_notification_handler(
+        ELICITATION_COMPLETE,
+        _consumers_handler(
+            CompleteElicitationNotification, handlers.elicitation_complete_consumers
+        ),
+    )
+    session.unhandled_request_hint = _hint
+
+
+def _hint(method: str) -> str | None:
+    if method == SESSION_REQUEST_PERMISSION:
+        return (
+            "this client has no permission handler, so permission requests are refused; "
+            "register one with AcpClient builder .request_permission_handler(fn)"
+        )
+    spec = METHODS.get(method)
+    if spec is not None and spec.side == "client" and spec.kind == "request":
+        return f"register a handler with AcpClient builder .{setter_name(method)}(fn)"
+    if method.startswith("_"):
+        return f"register a handler with AcpClient builder .ext_request_handler({method!r}, fn)"
+    return None
+
+
+def _to_observable(value: Any) -> reactivex.Observable[Any]:
+    """An async handler's return value as an Observable (loop thread)."""
+    if isinstance(value, reactivex.Observable):
+        return value
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        return reactivex.from_future(asyncio.ensure_future(value))
+    return reactivex.just(value)
+
+
+def _run(
+    session: AcpSession, fn: Callable[[Any], Any], arg: Any, blocking: bool
+) -> reactivex.Observable[Any]:
+    if blocking:
+        return session.run_blocking(lambda: fn(arg))
+    return _to_observable(fn(arg))
+
+
+def _request_handler(
+    session: AcpSession,
+    spec: MethodSpec,
+    fn: Callable[[Any], Any],
+    blocking: bool,
+    permissions: PermissionTracker,
+) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
+    empty_ok = _empty_result_allowed(spec)
+    params_type = spec.params_type
+
+    def check(value: Any) -> Any:
+        if value is None:
+            if empty_ok:
+                return {}
+            raise AcpProtocolException.internal_error(
+                f"the client's {spec.name} handler returned no result "
+                f"({spec.result_type.__name__ if spec.result_type else 'a result'} is required)"
+            )
+        return value
+
+    def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
+        params = params_type.from_wire(req.params if req.params is not None else {})
+        if spec.name != SESSION_REQUEST_PERMISSION:
+            return _run(session, fn, params, blocking).pipe(
+                ops.default_if_empty(None), ops.map(check)
+            )
+        # tracked before the user's handler runs, so a concurrent session/cancel cannot miss it
+        session_id = str(getattr(params, "session_id", ""))
+        permissions.track(session_id, req)
+        try:
+            source = _run(session, fn, params, blocking)
+        except BaseException:
+            permissions.untrack(session_id, req)
+            raise
+        return source.pipe(
+            ops.default_if_empty(None),
+            ops.map(check),
+            ops.finally_action(lambda: permissions.untrack(session_id, req)),
+        )
+
+    return handle
+
+
+def _ext_request_handler(
+    session: AcpSession, method: str, fn: Callable[[Any], Any], handlers: ClientHandlers
+) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
+    def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
+        params = req.params if req.params is not None else {}
+        return _run(session, fn, params, handlers.blocking).pipe(
+            ops.default_if_empty(None), ops.map(lambda v: {} if v is None else v)
+        )
+
+    return handle
+
+
+def _ext_notification_handler(
+    fn: Callable[[Any], Any],
+) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
+    def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
+        result = fn(note.params if note.params is not None else {})
+        return result if isinstance(result, reactivex.Observable) else None
+
+    return handle
+
+
+def _consumers_handler(
+    model: type[AcpModel], consumers: list[Consumer]
+) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
+    """Deliver a notification to every consumer in registration order.
+
+    A consumer that returns an Observable holds the following consumers (and, through the
+    engine's ordered delivery, the next notification) until it completes. A failing consumer is
+    logged and does not stop the others.
+    """
+
+    def run_from(value: Any, start: int) -> reactivex.Observable[Any] | None:
+        for index in range(start, len(consumers)):
+            try:
+                result = consumers[index](value)
+            except Exception:
+                _log.exception("a %s consumer failed", model.__name__)
+                continue
+            if isinstance(result, reactivex.Observable):
+                rest = index + 1
+
+                def remaining(_: Any, rest: int = rest) -> reactivex.Observable[Any]:
+                    return run_from(value, rest) or reactivex.empty()
+
+                def log_error(error: Exception, _: Any) -> reactivex.Observable[Any]:
+                    _log.error("a %s consumer's Observable failed: %s", model.__name__, error)
+                    return reactivex.empty()
+
+                return result.pipe(
+                    ops.ignore_elements(),
+                    ops.catch(log_error),
+                    ops.concat(reactivex.defer(remaining)),
+                )
+        return None
+
+    def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
+        if not consumers:
+            return None
+        params: Any = note.params if isinstance(note.params, Mapping) else {}
+        value = model.from_wire(params)
+        return run_from(value, 0)
+
+    return handle

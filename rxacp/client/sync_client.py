@@ -1,0 +1,272 @@
+"""``AcpSyncClient``: the blocking shell over :class:`~rxacp.client.AcpAsyncClient`.
+
+Each call subscribes to the async client's Observable and waits for its outcome with a bound
+(the request timeout, or ``prompt_timeout`` for prompts, plus a little slack); it returns the
+value or raises the error. If the wait is interrupted (``KeyboardInterrupt``, any exception) or
+the bound passes, the subscription is disposed, so the agent is sent ``$/cancel_request``.
+
+This module is *not* responsible for any protocol logic: everything is delegated.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+import reactivex
+
+from .._durations import Duration
+from ..capabilities import NegotiatedCapabilities
+from ..errors import AcpTimeoutException
+from ..schema import (
+    AuthenticateRequest,
+    AuthenticateResponse,
+    CancelNotification,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    InitializeRequest,
+    InitializeResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    LogoutRequest,
+    LogoutResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
+)
+from ..schema.unstable import (
+    DisableProviderRequest,
+    DisableProviderResponse,
+    ForkSessionRequest,
+    ForkSessionResponse,
+    ListProvidersRequest,
+    ListProvidersResponse,
+    SetProviderRequest,
+    SetProviderResponse,
+)
+from ..session import AcpSession
+from .async_client import AcpAsyncClient, RequestLike
+from .cancellation import CancellationSignal
+
+__all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
+
+_T = TypeVar("_T")
+
+WAIT_SLACK_SECONDS = 5.0
+"""Extra time a blocking call waits beyond the engine's own timeout before giving up."""
+
+Waiter = Callable[[threading.Event, "float | None"], bool]
+"""Blocks until the event is set or the timeout passed; returns whether it was set."""
+
+
+def _default_wait(event: threading.Event, timeout: float | None) -> bool:
+    return event.wait(timeout)
+
+
+class AcpSyncClient:
+    """A blocking ACP client (build it with ``AcpClient.sync(transport)``).
+
+    Methods return the agent's answer or raise (``AcpProtocolException``,
+    ``AcpCapabilityException``, ``AcpTimeoutException``, ``AcpConnectionException``). Safe to
+    call from several threads at once; never call it from a handler or consumer (they run on the
+    connection's loop, which the call would wait for).
+
+    Ctrl-C while a call waits disposes it: the agent gets ``$/cancel_request`` and
+    ``KeyboardInterrupt`` propagates. (Test seam: ``_wait`` is the :data:`Waiter` used for every
+    wait; tests replace it to simulate an interrupt without signals.)
+    """
+
+    def __init__(self, delegate: AcpAsyncClient, *, request_timeout: float | None) -> None:
+        self._async = delegate
+        self._request_timeout = request_timeout
+        self._wait: Waiter = _default_wait
+
+    # ------------------------------------------------------------------ plumbing
+    def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
+        if self._async.session.runner.in_loop():
+            raise RuntimeError(
+                f"AcpSyncClient.{what} called on the connection's own loop thread (from a consumer "
+                "or async handler); it would wait for itself. Use the async client there."
+            )
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def on_next(value: _T) -> None:
+            box["value"] = value
+
+        def on_error(error: Exception) -> None:
+            box["error"] = error
+            done.set()
+
+        subscription = source.subscribe(on_next, on_error, done.set)
+        limit = None if bound is None else bound + WAIT_SLACK_SECONDS
+        try:
+            finished = self._wait(done, limit)
+        except BaseException:
+            subscription.dispose()
+            raise
+        if not finished:
+            subscription.dispose()
+            raise AcpTimeoutException(what, limit or 0.0)
+        if "error" in box:
+            raise box["error"]
+        return cast(_T, box.get("value"))
+
+    def _request(self, source: reactivex.Observable[_T], what: str) -> _T:
+        return self._block(source, what, self._request_timeout)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def async_client(self) -> AcpAsyncClient:
+        """The async client this one blocks on."""
+        return self._async
+
+    @property
+    def session(self) -> AcpSession:
+        """The JSON-RPC engine of this connection (advanced use)."""
+        return self._async.session
+
+    @property
+    def agent_capabilities(self) -> NegotiatedCapabilities | None:
+        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
+        return self._async.agent_capabilities
+
+    @property
+    def initialize_response(self) -> InitializeResponse | None:
+        """The agent's ``initialize`` answer (``None`` before it answered)."""
+        return self._async.initialize_response
+
+    # ------------------------------------------------------------------ methods
+    def initialize(
+        self, request: InitializeRequest | RequestLike | None = None
+    ) -> InitializeResponse:
+        """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
+        return self._request(self._async.initialize(request), "initialize")
+
+    def authenticate(self, request: AuthenticateRequest | RequestLike) -> AuthenticateResponse:
+        """``authenticate``."""
+        return self._request(self._async.authenticate(request), "authenticate")
+
+    def logout(self, request: LogoutRequest | RequestLike | None = None) -> LogoutResponse:
+        """``logout`` (gated by ``auth.logout``)."""
+        return self._request(self._async.logout(request), "logout")
+
+    def new_session(self, request: NewSessionRequest | RequestLike) -> NewSessionResponse:
+        """``session/new``."""
+        return self._request(self._async.new_session(request), "session/new")
+
+    def load_session(self, request: LoadSessionRequest | RequestLike) -> LoadSessionResponse:
+        """``session/load`` (gated by ``loadSession``)."""
+        return self._request(self._async.load_session(request), "session/load")
+
+    def list_sessions(
+        self, request: ListSessionsRequest | RequestLike | None = None
+    ) -> ListSessionsResponse:
+        """``session/list`` (gated by ``sessionCapabilities.list``)."""
+        return self._request(self._async.list_sessions(request), "session/list")
+
+    def delete_session(self, request: DeleteSessionRequest | RequestLike) -> DeleteSessionResponse:
+        """``session/delete`` (gated by ``sessionCapabilities.delete``)."""
+        return self._request(self._async.delete_session(request), "session/delete")
+
+    def resume_session(self, request: ResumeSessionRequest | RequestLike) -> ResumeSessionResponse:
+        """``session/resume`` (gated by ``sessionCapabilities.resume``)."""
+        return self._request(self._async.resume_session(request), "session/resume")
+
+    def close_session(self, request: CloseSessionRequest | RequestLike) -> CloseSessionResponse:
+        """``session/close`` (gated by ``sessionCapabilities.close``)."""
+        return self._request(self._async.close_session(request), "session/close")
+
+    def set_session_mode(
+        self, request: SetSessionModeRequest | RequestLike
+    ) -> SetSessionModeResponse:
+        """``session/set_mode``."""
+        return self._request(self._async.set_session_mode(request), "session/set_mode")
+
+    def set_session_config_option(
+        self, request: SetSessionConfigOptionRequest | RequestLike
+    ) -> SetSessionConfigOptionResponse:
+        """``session/set_config_option``."""
+        return self._request(
+            self._async.set_session_config_option(request), "session/set_config_option"
+        )
+
+    def fork_session(self, request: ForkSessionRequest | RequestLike) -> ForkSessionResponse:
+        """**Unstable.** ``session/fork`` (gated by ``sessionCapabilities.fork``)."""
+        return self._request(self._async.fork_session(request), "session/fork")
+
+    def list_providers(
+        self, request: ListProvidersRequest | RequestLike | None = None
+    ) -> ListProvidersResponse:
+        """**Unstable.** ``providers/list`` (gated by ``providers``)."""
+        return self._request(self._async.list_providers(request), "providers/list")
+
+    def set_provider(self, request: SetProviderRequest | RequestLike) -> SetProviderResponse:
+        """**Unstable.** ``providers/set`` (gated by ``providers``)."""
+        return self._request(self._async.set_provider(request), "providers/set")
+
+    def disable_provider(
+        self, request: DisableProviderRequest | RequestLike
+    ) -> DisableProviderResponse:
+        """**Unstable.** ``providers/disable`` (gated by ``providers``)."""
+        return self._request(self._async.disable_provider(request), "providers/disable")
+
+    def prompt(
+        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> PromptResponse:
+        """``session/prompt``: blocks until the turn's answer (all its updates were consumed).
+
+        ``stop.cancel()`` from another thread sends ``session/cancel`` once and this call still
+        returns the agent's answer (normally ``cancelled``). A signal cancelled before the call
+        sends nothing and returns ``PromptResponse.cancelled()``. Bounded only by the builder's
+        ``prompt_timeout`` (off by default); Ctrl-C sends ``$/cancel_request``.
+        """
+        return self._block(
+            self._async.prompt(request, stop), "session/prompt", self._async.prompt_timeout
+        )
+
+    def cancel(self, notification: CancelNotification | RequestLike | str) -> None:
+        """Send ``session/cancel`` (and answer the session's pending permission requests
+        ``cancelled``)."""
+        self._async.cancel(notification)
+
+    def ext_method(self, method: str, params: Any = None) -> Any:
+        """Call an extension method (name starts with ``_``); returns the raw result JSON."""
+        return self._request(self._async.ext_method(method, params), method)
+
+    def ext_notification(self, method: str, params: Any = None) -> None:
+        """Send an extension notification (name starts with ``_``)."""
+        self._async.ext_notification(method, params)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""
+        self._async.close()
+
+    def close_gracefully(self, timeout: Duration | None = None) -> None:
+        """Drain queued notifications and flush writes, then close. Idempotent."""
+        self._async.close_gracefully(timeout)
+
+    def __enter__(self) -> AcpSyncClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close_gracefully()

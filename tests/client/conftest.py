@@ -1,0 +1,79 @@
+"""Fixtures for client tests: an in-memory pair with the scripted FakeAgent on the far end."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from rxacp.client import AcpAsyncClientBuilder, AcpClient, AcpSyncClientBuilder
+from rxacp.session import AcpSession
+from rxacp.testing.memory import InMemoryTransportPair
+from rxacp.transport import AgentParameters, StdioAcpClientTransport
+
+from .fake_agent import FakeAgent
+
+FAKE_AGENT_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_agent.py")
+
+
+class Rig:
+    """A FakeAgent plus builders of clients connected to it (in memory)."""
+
+    def __init__(self) -> None:
+        self.pair = InMemoryTransportPair.create()
+        self.agent_options: dict[str, Any] = {}
+        self._agent: FakeAgent | None = None
+        self._closers: list[Callable[[], None]] = []
+
+    @property
+    def agent(self) -> FakeAgent:
+        if self._agent is None:
+            self._agent = FakeAgent(self.pair.agent_transport, **self.agent_options).start()
+            self._closers.append(self._agent.close)
+        return self._agent
+
+    def async_builder(self) -> AcpAsyncClientBuilder:
+        _ = self.agent
+        return AcpClient.async_(self.pair.client_transport)
+
+    def sync_builder(self) -> AcpSyncClientBuilder:
+        _ = self.agent
+        return AcpClient.sync(self.pair.client_transport)
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        self._closers.append(fn)
+
+    def close(self) -> None:
+        for fn in reversed(self._closers):
+            fn()
+
+
+@pytest.fixture
+def rig() -> Iterator[Rig]:
+    r = Rig()
+    yield r
+    r.close()
+
+
+def flush(session: AcpSession) -> None:
+    """Wait until ``session``'s loop ran everything queued before this call (twice)."""
+    for _ in range(2):
+        done = threading.Event()
+        session.runner.call_later(done.set)
+        assert done.wait(2.0), "connection loop is stuck"
+
+
+def stdio_transport() -> StdioAcpClientTransport:
+    """A transport that spawns the FakeAgent as a child process over stdio."""
+    return StdioAcpClientTransport(AgentParameters(sys.executable, [FAKE_AGENT_SCRIPT]))
+
+
+def texts(updates: list[Any]) -> list[str]:
+    """The text of every agent_message_chunk in ``updates`` (SessionNotifications)."""
+    return [
+        u.update.content.text for u in updates if u.update.session_update == "agent_message_chunk"
+    ]

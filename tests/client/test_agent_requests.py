@@ -1,0 +1,328 @@
+"""Agent→client requests and notifications: typed handlers, errors, permissions, consumers."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+import reactivex
+from reactivex import operators as ops
+from reactivex.subject import Subject
+
+from rxacp.client import CancellationSignal
+from rxacp.errors import AcpProtocolException
+from rxacp.schema import (
+    CreateElicitationResponse,
+    CreateTerminalResponse,
+    PromptRequest,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
+)
+from rxacp.schema import methods as m
+
+from .conftest import Rig, texts
+
+SID = "sess-1"
+NON_ASCII = "naïve café — 日本語 ✓\nline 2 🚀"
+
+
+def _run(rig: Rig, builder: Any, command: str) -> tuple[str, list[str]]:
+    updates: list[Any] = []
+    client = builder.session_update_consumer(updates.append).build()
+    rig.on_close(client.close)
+    answer = client.prompt(PromptRequest.text(SID, command))
+    if not isinstance(answer, reactivex.Observable):
+        return answer.stop_reason, texts(updates)
+    return answer.run().stop_reason, texts(updates)
+
+
+# ---------------------------------------------------------------------------- fs
+def test_async_read_handler_serves_non_ascii_content(rig: Rig) -> None:
+    seen: list[ReadTextFileRequest] = []
+
+    def read(req: ReadTextFileRequest) -> reactivex.Observable[ReadTextFileResponse]:
+        seen.append(req)
+        return reactivex.just(ReadTextFileResponse(content=NON_ASCII))
+
+    builder = rig.async_builder().read_text_file_handler(read)
+    assert _run(rig, builder, "read /tmp/a.txt") == ("end_turn", [f"read:{NON_ASCII}"])
+    assert seen[0].path == "/tmp/a.txt" and seen[0].session_id == SID
+
+
+def test_sync_read_handler_runs_off_the_connection_loop(rig: Rig) -> None:
+    threads: list[str] = []
+
+    def read(req: ReadTextFileRequest) -> ReadTextFileResponse:
+        threads.append(threading.current_thread().name)
+        return ReadTextFileResponse(content="ok")
+
+    builder = rig.sync_builder().read_text_file_handler(read)
+    assert _run(rig, builder, "read /x") == ("end_turn", ["read:ok"])
+    assert "worker" in threads[0]
+
+
+def test_a_coroutine_handler_answers_too(rig: Rig) -> None:
+    async def read(req: ReadTextFileRequest) -> ReadTextFileResponse:
+        await asyncio.sleep(0)
+        return ReadTextFileResponse(content="from a coroutine")
+
+    builder = rig.async_builder().read_text_file_handler(read)
+    assert _run(rig, builder, "read /x")[1] == ["read:from a coroutine"]
+
+
+def test_a_handler_returning_none_answers_the_empty_response_when_allowed(rig: Rig) -> None:
+    builder = rig.sync_builder().write_text_file_handler(lambda req: None)
+    assert _run(rig, builder, "write /tmp/out.txt")[1] == ["write:{}"]
+
+
+def test_a_handler_returning_none_for_a_required_result_is_an_internal_error(rig: Rig) -> None:
+    builder = rig.sync_builder().read_text_file_handler(lambda req: None)  # type: ignore[arg-type,return-value]
+    [report] = _run(rig, builder, "read /x")[1]
+    assert report.startswith("error:-32603:") and "ReadTextFileResponse is required" in report
+
+
+def test_handler_protocol_errors_keep_their_code_and_message(rig: Rig) -> None:
+    def read(req: ReadTextFileRequest) -> ReadTextFileResponse:
+        raise AcpProtocolException.resource_not_found(f"no such file: {req.path}")
+
+    builder = rig.sync_builder().read_text_file_handler(read)
+    assert _run(rig, builder, "read /nope")[1] == ["error:-32002:no such file: /nope"]
+
+
+def test_async_handler_errors_keep_their_code_too(rig: Rig) -> None:
+    builder = rig.async_builder().read_text_file_handler(
+        lambda req: reactivex.throw(AcpProtocolException(-32042, "custom"))
+    )
+    assert _run(rig, builder, "read /x")[1] == ["error:-32042:custom"]
+
+
+def test_other_handler_exceptions_are_internal_errors_without_a_traceback(rig: Rig) -> None:
+    def read(req: ReadTextFileRequest) -> ReadTextFileResponse:
+        raise KeyError("boom")
+
+    builder = rig.sync_builder().read_text_file_handler(read)
+    [report] = _run(rig, builder, "read /x")[1]
+    assert report.startswith("error:-32603:") and "Traceback" not in report
+
+
+def test_invalid_params_are_answered_invalid_params(rig: Rig) -> None:
+    client = (
+        rig.sync_builder()
+        .read_text_file_handler(lambda req: ReadTextFileResponse(content="x"))
+        .build()
+    )
+    rig.on_close(client.close)
+    client.initialize()
+    errors: list[Exception] = []
+    done = threading.Event()
+    rig.agent.session.send_request(m.FS_READ_TEXT_FILE, {"path": 3}).subscribe(
+        on_error=lambda e: (errors.append(e), done.set())
+    )
+    assert done.wait(3)
+    assert isinstance(errors[0], AcpProtocolException) and errors[0].code == -32602
+
+
+@pytest.mark.parametrize(
+    ("command", "method", "setter"),
+    [
+        ("read /x", m.FS_READ_TEXT_FILE, "read_text_file_handler"),
+        ("write /x", m.FS_WRITE_TEXT_FILE, "write_text_file_handler"),
+        ("terminal", m.TERMINAL_CREATE, "create_terminal_handler"),
+        ("elicit", m.ELICITATION_CREATE, "create_elicitation_handler"),
+        ("ext", "_test/ping", "ext_request_handler('_test/ping', fn)"),
+    ],
+)
+def test_a_request_without_a_handler_gets_method_not_found_naming_the_builder_method(
+    rig: Rig, command: str, method: str, setter: str
+) -> None:
+    [report] = _run(rig, rig.async_builder(), command)[1]
+    assert report.startswith(f"error:-32601:Method not found: {method}") and setter in report
+
+
+# ---------------------------------------------------------------------------- permissions
+@pytest.mark.parametrize("option", ["allow", "reject"])
+def test_the_permission_handler_decides(rig: Rig, option: str) -> None:
+    builder = rig.sync_builder().request_permission_handler(
+        lambda req: RequestPermissionResponse.selected(option)
+    )
+    assert _run(rig, builder, "permission") == ("end_turn", [f"permission:selected:{option}"])
+
+
+def test_without_a_permission_handler_permission_is_refused_never_approved(rig: Rig) -> None:
+    [report] = _run(rig, rig.async_builder(), "permission")[1]
+    assert report.startswith("error:-32601:") and "request_permission_handler" in report
+    assert "refused" in report
+
+
+def test_session_cancel_answers_pending_permission_requests_cancelled_and_disposes_the_handler(
+    rig: Rig,
+) -> None:
+    asked = threading.Event()
+    disposed = threading.Event()
+
+    def ask(req: Any) -> reactivex.Observable[RequestPermissionResponse]:
+        asked.set()
+        return reactivex.never().pipe(ops.finally_action(disposed.set))
+
+    updates: list[Any] = []
+    client = (
+        rig.async_builder()
+        .request_permission_handler(ask)
+        .session_update_consumer(updates.append)
+        .build()
+    )
+    rig.on_close(client.close)
+    stop = CancellationSignal()
+    result: list[Any] = []
+    done = threading.Event()
+    client.prompt(PromptRequest.text(SID, "permission"), stop).subscribe(
+        result.append, on_completed=done.set
+    )
+    assert asked.wait(3)
+    assert client.pending_permission_requests == 1
+    stop.cancel()
+    assert disposed.wait(3) and done.wait(3)
+    assert result[0].stop_reason == "cancelled"
+    assert texts(updates) == ["permission:cancelled"]
+    assert client.pending_permission_requests == 0
+    assert rig.agent.count(m.SESSION_CANCEL) == 1
+
+
+def test_cancel_only_answers_permission_requests_of_its_own_session(rig: Rig) -> None:
+    asked = threading.Event()
+    client = (
+        rig.async_builder()
+        .request_permission_handler(lambda req: (asked.set(), reactivex.never())[1])
+        .build()
+    )
+    rig.on_close(client.close)
+    client.prompt(PromptRequest.text(SID, "permission")).subscribe()
+    assert asked.wait(3)
+    client.cancel("another-session")
+    assert client.pending_permission_requests == 1
+
+
+def test_agent_cancel_request_disposes_the_client_handler_and_answers_request_cancelled(
+    rig: Rig,
+) -> None:
+    asked = threading.Event()
+    disposed = threading.Event()
+
+    def ask(req: Any) -> reactivex.Observable[RequestPermissionResponse]:
+        asked.set()
+        return reactivex.never().pipe(ops.finally_action(disposed.set))
+
+    client = rig.async_builder().request_permission_handler(ask).build()
+    rig.on_close(client.close)
+    client.initialize().run()
+    params = {
+        "sessionId": SID,
+        "toolCall": {"toolCallId": "c"},
+        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+    }
+    subscription = rig.agent.session.send_request(m.SESSION_REQUEST_PERMISSION, params).subscribe()
+    assert asked.wait(3)
+    subscription.dispose()  # the agent's engine sends $/cancel_request
+    assert disposed.wait(3)
+    rig.agent.wait_for(
+        lambda: any(x.get("error", {}).get("code") == -32800 for x in rig.agent.received)
+    )
+    assert client.pending_permission_requests == 0
+
+
+# ------------------------------------------------------------------- terminals, elicitation
+def _terminal_builder(builder: Any) -> Any:
+    return (
+        builder.create_terminal_handler(lambda req: CreateTerminalResponse(terminal_id="term-1"))
+        .terminal_output_handler(lambda req: TerminalOutputResponse(output="hi\n", truncated=False))
+        .wait_for_terminal_exit_handler(lambda req: WaitForTerminalExitResponse(exit_code=0))
+        .kill_terminal_handler(lambda req: None)
+        .release_terminal_handler(lambda req: None)
+    )
+
+
+def test_all_terminal_handlers_round_trip(rig: Rig) -> None:
+    stop_reason, [report] = _run(rig, _terminal_builder(rig.sync_builder()), "terminal")
+    assert stop_reason == "end_turn"
+    assert report == (
+        'terminal:create=term-1;terminal/output={"output": "hi\\n", "truncated": false};'
+        'terminal/wait_for_exit={"exitCode": 0};terminal/kill={};terminal/release={}'
+    )
+
+
+def test_the_elicitation_handler_answers(rig: Rig) -> None:
+    builder = rig.async_builder().create_elicitation_handler(
+        lambda req: reactivex.just(
+            CreateElicitationResponse.from_wire({"action": "accept", "content": {"name": "x"}})
+        )
+    )
+    assert _run(rig, builder, "elicit")[1] == ["elicit:accept"]
+
+
+def test_ext_request_handler_gets_raw_params_and_answers_raw_json(rig: Rig) -> None:
+    builder = rig.sync_builder().ext_request_handler("_test/ping", lambda p: {"pong": p["n"]})
+    assert _run(rig, builder, "ext")[1] == ['ext:{"pong": 1}']
+
+
+# ---------------------------------------------------------------------------- notifications
+def test_a_consumer_returning_an_observable_holds_the_next_update(rig: Rig) -> None:
+    gate: Subject[Any] = Subject()
+    first: list[str] = []
+    second: list[str] = []
+
+    def slow(note: Any) -> reactivex.Observable[Any] | None:
+        first.append(note.update.content.text)
+        return gate if len(first) == 1 else None
+
+    client = (
+        rig.async_builder()
+        .session_update_consumer(slow)
+        .session_update_consumer(lambda n: second.append(n.update.content.text))
+        .build()
+    )
+    rig.on_close(client.close)
+    done = threading.Event()
+    client.prompt(PromptRequest.text(SID, "stream 3")).subscribe(on_completed=done.set)
+    rig.agent.wait_for_method(m.SESSION_PROMPT)
+    assert not done.wait(0.2)  # bounded: the gate holds everything
+    assert first == ["0"] and second == []
+    client.session.runner.call(gate.on_completed)
+    assert done.wait(3)
+    assert first == second == ["0", "1", "2"]
+
+
+def test_a_failing_consumer_does_not_stop_the_others(rig: Rig) -> None:
+    seen: list[str] = []
+
+    def broken(note: Any) -> None:
+        raise RuntimeError("consumer bug")
+
+    builder = rig.async_builder().session_update_consumer(broken)
+    builder.session_update_consumer(lambda n: seen.append(n.update.content.text))
+    client = builder.build()
+    rig.on_close(client.close)
+    assert client.prompt(PromptRequest.text(SID, "stream 2")).run().stop_reason == "end_turn"
+    assert seen == ["0", "1"]
+
+
+def test_elicitation_complete_and_ext_notifications_reach_their_consumers(rig: Rig) -> None:
+    completed: list[Any] = []
+    notes: list[Any] = []
+    both = threading.Event()
+    client = (
+        rig.async_builder()
+        .elicitation_complete_consumer(lambda n: completed.append(n.elicitation_id))
+        .ext_notification_handler("_test/note", lambda p: (notes.append(p), both.set())[0])
+        .build()
+    )
+    rig.on_close(client.close)
+    client.initialize().run()
+    rig.agent.session.send_notification(m.ELICITATION_COMPLETE, {"elicitationId": "e-1"})
+    rig.agent.session.send_notification("_test/note", {"k": "v"})
+    assert both.wait(3)
+    assert completed == ["e-1"] and notes == [{"k": "v"}]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import reactivex
+from reactivex import abc
 from reactivex import operators as ops
 
 from ..capabilities import NegotiatedCapabilities
@@ -96,6 +97,12 @@ class _ContextBase:
     def client_capabilities(self) -> NegotiatedCapabilities:
         """What the client advertised in ``initialize`` (empty if it never initialized)."""
         return self._core.client_capabilities or NegotiatedCapabilities({}, peer="client")
+
+    @property
+    def scheduler(self) -> abc.SchedulerBase:
+        """The connection's scheduler: use it for timers in handlers so tests can drive them
+        in virtual time (``reactivex.timer(1.0, scheduler=ctx.scheduler)``)."""
+        return self._core.session.scheduler
 
     # -- cancellation ------------------------------------------------------------------------
     def is_cancelled(self) -> bool:

@@ -1,0 +1,82 @@
+"""The ``rxacp`` command line: ``rxacp demo`` and ``rxacp prompt``.
+
+:func:`main` parses the arguments (argparse) and runs a subcommand module (``demo.py``,
+``prompt.py``); ``wirelog.py`` records JSON-RPC traffic for ``--log-wire``.
+
+This package is *not* responsible for protocol logic: it only uses the public client API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from . import demo, prompt
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``rxacp`` argument parser with its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="rxacp",
+        description="rxacp: a ReactiveX SDK for the Agent Client Protocol (ACP).",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo.add_arguments(
+        commands.add_parser(
+            "demo",
+            help="a 5-second tour: streaming, cancellation and the grace period",
+            description="Run the reference agent over stdio and show streaming and cancellation.",
+        )
+    )
+    prompt.add_arguments(
+        commands.add_parser(
+            "prompt",
+            help="send one prompt to any ACP agent over stdio",
+            description="Send one prompt to an ACP agent and stream its answer. "
+            "Ctrl-C once cancels the turn (session/cancel); twice aborts.",
+        )
+    )
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+    stdin: IO[str] | None = None,
+) -> int:
+    """Run the ``rxacp`` command line; returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    for stream in (out, err):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            return demo.run(args, out=out, err=err)
+        if args.command == "prompt":
+            return prompt.run(args, out=out, err=err, stdin=stdin or sys.stdin)
+    except BrokenPipeError:  # e.g. `rxacp prompt ... | head`: the reader went away
+        _silence_stdout()
+        return 0
+    parser.print_help(out)
+    return 2
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)

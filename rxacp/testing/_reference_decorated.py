@@ -1,0 +1,100 @@
+"""The reference agent written with decorators (``rxacp.agent.support``): ``--api decorators``.
+
+Same sessions and same behaviour scripts as the builder versions; only the wiring differs.
+Importing this module fails with ``ImportError`` when ``rxacp.agent.support`` is unavailable.
+
+This module is *not* responsible for the behaviours (``_reference_script.py``) or the sessions
+(``reference_agent.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agent import AcpAsyncAgent, SyncPromptContext
+from ..agent.support import (
+    AcpAgentSupport,
+    acp_agent,
+    close_session,
+    list_sessions,
+    load_session,
+    new_session,
+    prompt,
+    set_session_mode,
+)
+from ..schema import (
+    CloseSessionRequest,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    SessionNotification,
+    SetSessionModeRequest,
+)
+from ..transport import AcpTransport
+from ._reference_run import run_blocking
+from .reference_agent import AGENT_NAME, ReferenceOptions, ReferenceSessions, package_version
+
+__all__ = ["ReferenceDecoratedAgent", "build_decorated"]
+
+
+@acp_agent(name=AGENT_NAME, version=package_version(), title="rxacp reference agent")
+class ReferenceDecoratedAgent:
+    """The reference agent's handlers as decorated methods."""
+
+    def __init__(self, sessions: ReferenceSessions) -> None:
+        self.sessions = sessions
+        self.agent: AcpAsyncAgent | None = None
+
+    def _send(self, note: SessionNotification) -> None:
+        assert self.agent is not None
+        self.agent.send_session_update(note)
+
+    @new_session
+    def new_session(self, request: NewSessionRequest) -> NewSessionResponse:
+        """``session/new``."""
+        return self.sessions.new_session(request)
+
+    @load_session
+    def load_session(self, request: LoadSessionRequest) -> LoadSessionResponse:
+        """``session/load`` (replays the history)."""
+        return self.sessions.load_session(request, self._send)
+
+    @list_sessions
+    def list_sessions(self, request: ListSessionsRequest) -> ListSessionsResponse:
+        """``session/list``."""
+        return self.sessions.list_sessions(request)
+
+    @close_session
+    def close_session(self, request: CloseSessionRequest) -> None:
+        """``session/close``."""
+        self.sessions.close_session(request)
+
+    @set_session_mode
+    def set_mode(self, request: SetSessionModeRequest) -> None:
+        """``session/set_mode``."""
+        self.sessions.set_mode(request)
+
+    @prompt
+    def prompt(self, request: PromptRequest, ctx: SyncPromptContext) -> PromptResponse | None:
+        """``session/prompt``: the behaviour script selected by the text."""
+        return run_blocking(self.sessions.script(request), ctx)
+
+
+def build_decorated(
+    transport: AcpTransport, options: ReferenceOptions, sessions: ReferenceSessions
+) -> Any:
+    """Build (not start) the decorator version of the reference agent."""
+    instance = ReferenceDecoratedAgent(sessions)
+    builder = AcpAgentSupport.create(instance).transport(transport)
+    if options.cancel_grace is not None:
+        builder.cancel_grace_period(options.cancel_grace)
+    if options.max_prompt_duration is not None:
+        builder.max_prompt_duration(options.max_prompt_duration)
+    agent = builder.build()
+    instance.agent = agent
+    return agent

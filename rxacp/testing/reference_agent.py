@@ -1,0 +1,310 @@
+"""The rxacp reference agent: a real ACP agent over stdio, for demos, interop and client tests.
+
+Run it with ``python -m rxacp.testing.reference_agent [--api sync|async|decorators]
+[--cancel-grace SECONDS] [--max-prompt-duration SECONDS] [--log-wire FILE]``. The prompt's text
+selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
+
+==========================  ====================================================================
+``echo <text>``             one ``agent_message_chunk`` with the text, ``end_turn``
+``stream <N>``              N chunks, ``end_turn``
+``slow <seconds>``          a chunk every 0.1 s; stops as soon as the turn is cancelled
+``stubborn <seconds>``      a chunk every 0.1 s, ignoring cancellation (exercises the grace period)
+``read <abs path>``         ``fs/read_text_file``, echoes the content
+``write <abs path> <text>`` ``fs/write_text_file``
+``permission [title]``      asks allow/reject, echoes the chosen option id or ``cancelled``
+``terminal <command...>``   runs it in a client terminal, echoes its output
+``plan`` / ``tool``         plan updates / a tool call with its updates
+``fail``                    raises, so the prompt is answered ``-32603``
+anything else               echoed
+==========================  ====================================================================
+
+It also serves ``session/new``, ``session/load`` (replays the history), ``session/list``,
+``session/close`` and ``session/set_mode`` (modes ``default`` and ``fast``), and exits when its
+stdin closes. The same behaviour scripts drive all three APIs.
+
+This module is *not* responsible for the behaviours themselves (``_reference_script.py``) nor
+for any client-side logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import itertools
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agent import AcpAgent, AcpAsyncAgent, AcpSyncAgent, PromptContext, SyncPromptContext
+from ..errors import AcpProtocolException
+from ..schema import (
+    AgentMessageChunk,
+    CloseSessionRequest,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    SessionInfo,
+    SessionMode,
+    SessionModeState,
+    SessionNotification,
+    SetSessionModeRequest,
+    TextContent,
+    UserMessageChunk,
+)
+from ..transport import AcpTransport, StdioAcpAgentTransport
+from ._reference_run import run_blocking, run_reactive
+from ._reference_script import Script, recorded, script_for
+
+__all__ = [
+    "AGENT_NAME",
+    "MODES",
+    "ReferenceOptions",
+    "ReferenceSessions",
+    "build_agent",
+    "main",
+    "package_version",
+]
+
+AGENT_NAME = "rxacp-reference"
+"""The ``agentInfo.name`` of the reference agent."""
+
+MODES = (("default", "Default"), ("fast", "Fast"))
+"""The session modes the reference agent offers (id, name)."""
+
+APIS = ("sync", "async", "decorators")
+
+
+def package_version() -> str:
+    """The installed rxacp version (\"0\" in an uninstalled source checkout)."""
+    try:
+        return importlib.metadata.version("rxacp")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - source checkout
+        return "0"
+
+
+@dataclass
+class _Session:
+    cwd: str
+    mode: str = "default"
+    history: list[tuple[str, str]] = field(default_factory=list)
+
+
+class ReferenceSessions:
+    """The reference agent's sessions (thread-safe): creation, history, modes, listing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._sessions: dict[str, _Session] = {}
+
+    def _modes(self, current: str) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id=current,
+            available_modes=[SessionMode(id=mid, name=name) for mid, name in MODES],
+        )
+
+    def _get(self, session_id: str) -> _Session:
+        with self._lock:
+            session = self._sessions.get(session_id)
+        if session is None:
+            raise AcpProtocolException.resource_not_found(
+                f"unknown session {session_id!r}; create one with session/new"
+            )
+        return session
+
+    def new_session(self, request: NewSessionRequest) -> NewSessionResponse:
+        """``session/new``: a fresh session in mode ``default``."""
+        with self._lock:
+            session_id = f"ref-{next(self._ids)}"
+            self._sessions[session_id] = _Session(cwd=request.cwd)
+        return NewSessionResponse(session_id=session_id, modes=self._modes("default"))
+
+    def load_session(
+        self, request: LoadSessionRequest, send: Callable[[SessionNotification], None]
+    ) -> LoadSessionResponse:
+        """``session/load``: replay the history as ``session/update``\\ s, then answer."""
+        session = self._get(request.session_id)
+        with self._lock:
+            history = list(session.history)
+        for user, agent in history:
+            for update in (
+                UserMessageChunk(content=TextContent(text=user)),
+                AgentMessageChunk(content=TextContent(text=agent)),
+            ):
+                send(SessionNotification(session_id=request.session_id, update=update))
+        return LoadSessionResponse(modes=self._modes(session.mode))
+
+    def list_sessions(self, request: ListSessionsRequest) -> ListSessionsResponse:
+        """``session/list``: every open session (of ``cwd``, if given)."""
+        with self._lock:
+            items = list(self._sessions.items())
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=sid,
+                    cwd=s.cwd,
+                    title=s.history[0][0][:40] if s.history else None,
+                )
+                for sid, s in items
+                if request.cwd is None or request.cwd == s.cwd
+            ]
+        )
+
+    def close_session(self, request: CloseSessionRequest) -> None:
+        """``session/close``: forget the session (the SDK already cancelled its turn)."""
+        with self._lock:
+            self._sessions.pop(request.session_id, None)
+
+    def set_mode(self, request: SetSessionModeRequest) -> None:
+        """``session/set_mode``: ``default`` or ``fast``."""
+        if request.mode_id not in dict(MODES):
+            raise AcpProtocolException.invalid_params(
+                f"unknown mode {request.mode_id!r}; available: {', '.join(dict(MODES))}"
+            )
+        self._get(request.session_id).mode = request.mode_id
+
+    def script(self, request: PromptRequest) -> Script:
+        """The behaviour script of a prompt, recording the exchange in the session's history."""
+        session = self._get(request.session_id)
+        text = request.prompt_text()
+        answer: list[str] = []
+        with self._lock:
+            session.history.append((text, ""))
+            index = len(session.history) - 1
+
+        def sink(chunk: str) -> None:
+            answer.append(chunk)
+            with self._lock:
+                session.history[index] = (text, "".join(answer))
+
+        return recorded(script_for(text, request.session_id), sink)
+
+
+@dataclass(frozen=True)
+class ReferenceOptions:
+    """The reference agent's timing options (seconds; ``None``: the SDK default)."""
+
+    cancel_grace: float | None = None
+    max_prompt_duration: float | None = None
+
+
+Runnable = AcpSyncAgent | AcpAsyncAgent | Any
+
+
+def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) -> Runnable:
+    """Build the reference agent with the given API over ``transport`` (not started).
+
+    ``api`` is ``"sync"``, ``"async"`` or ``"decorators"``; the last needs
+    ``rxacp.agent.support`` and raises :class:`RuntimeError` naming it when it is missing.
+    """
+    sessions = ReferenceSessions()
+    if api == "decorators":
+        return _build_decorated(transport, options, sessions)
+    if api not in ("sync", "async"):
+        raise ValueError(f"api must be one of {', '.join(APIS)}, got {api!r}")
+    builder = AcpAgent.sync(transport) if api == "sync" else AcpAgent.async_(transport)
+    holder: list[Any] = []
+
+    def send(note: SessionNotification) -> None:
+        holder[0].send_session_update(note)
+
+    def prompt_sync(request: PromptRequest, ctx: SyncPromptContext) -> Any:
+        return run_blocking(sessions.script(request), ctx)
+
+    def prompt_async(request: PromptRequest, ctx: PromptContext) -> Any:
+        return run_reactive(sessions.script(request), ctx)
+
+    builder.agent_info(name=AGENT_NAME, version=package_version(), title="rxacp reference agent")
+    if options.cancel_grace is not None:
+        builder.cancel_grace_period(options.cancel_grace)
+    if options.max_prompt_duration is not None:
+        builder.max_prompt_duration(options.max_prompt_duration)
+    builder.new_session_handler(sessions.new_session)
+    builder.load_session_handler(lambda req: sessions.load_session(req, send))
+    builder.list_sessions_handler(sessions.list_sessions)
+    builder.close_session_handler(sessions.close_session)
+    builder.set_session_mode_handler(sessions.set_mode)
+    builder.prompt_handler(prompt_sync if api == "sync" else prompt_async)
+    agent = builder.build()
+    holder.append(agent)
+    return agent
+
+
+def _build_decorated(
+    transport: AcpTransport, options: ReferenceOptions, sessions: ReferenceSessions
+) -> Any:
+    try:
+        from ._reference_decorated import build_decorated
+    except ImportError as exc:
+        raise RuntimeError(
+            "--api decorators needs rxacp.agent.support (decorator agents), which this rxacp "
+            f"build does not provide ({exc}); use --api sync or --api async"
+        ) from exc
+    return build_decorated(transport, options, sessions)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rxacp.testing.reference_agent",
+        description="The rxacp reference ACP agent (speaks ACP on stdin/stdout).",
+    )
+    parser.add_argument("--api", choices=APIS, default="sync", help="which rxacp API to use")
+    parser.add_argument(
+        "--cancel-grace",
+        type=_seconds,
+        metavar="SECONDS",
+        help="cancel grace period (SDK default 60; 0 disables)",
+    )
+    parser.add_argument(
+        "--max-prompt-duration",
+        type=_seconds,
+        metavar="SECONDS",
+        help="maximum prompt turn duration (default off)",
+    )
+    parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic as JSON lines")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve ACP on stdin/stdout until stdin closes; returns the exit code."""
+    args = _parser().parse_args(argv)
+    transport: AcpTransport = StdioAcpAgentTransport()
+    if args.log_wire:
+        from ..cli.wirelog import WireLogTransport
+
+        transport = WireLogTransport(transport, args.log_wire)
+    options = ReferenceOptions(args.cancel_grace, args.max_prompt_duration)
+    try:
+        agent = build_agent(args.api, transport, options)
+    except RuntimeError as exc:
+        print(f"reference agent: {exc}", file=sys.stderr)
+        return 2
+    agent.start()
+    try:
+        while not agent.session.wait_closed(0.5):
+            pass
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        agent.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

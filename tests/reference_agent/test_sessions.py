@@ -1,0 +1,58 @@
+"""The reference agent's session methods (new, list, set_mode, load, close), once per API."""
+
+from __future__ import annotations
+
+import pytest
+
+from rxacp.errors import AcpProtocolException
+from rxacp.schema import PromptRequest
+
+from .conftest import Conversation
+
+
+def test_new_session_offers_the_default_and_fast_modes(conv: Conversation) -> None:
+    response = conv.client.new_session({"cwd": "/srv/project", "mcpServers": []})
+    assert response.modes is not None
+    assert response.modes.current_mode_id == "default"
+    assert [m.id for m in response.modes.available_modes] == ["default", "fast"]
+
+
+def test_list_sessions_filters_by_cwd_and_titles_by_first_prompt(conv: Conversation) -> None:
+    sid = conv.new_session("/srv/listed")
+    conv.client.prompt(PromptRequest.text(sid, "echo first words"))
+    listed = conv.client.list_sessions({"cwd": "/srv/listed"}).sessions
+    assert [(s.session_id, s.cwd) for s in listed] == [(sid, "/srv/listed")]
+    assert listed[0].title == "echo first words"
+
+
+def test_set_mode_accepts_known_modes_and_rejects_unknown_ones(conv: Conversation) -> None:
+    sid = conv.new_session()
+    conv.client.set_session_mode({"sessionId": sid, "modeId": "fast"})
+    with pytest.raises(AcpProtocolException) as info:
+        conv.client.set_session_mode({"sessionId": sid, "modeId": "turbo"})
+    assert info.value.code == -32602
+    assert "turbo" in str(info.value)
+
+
+def test_load_session_replays_the_history_before_answering(conv: Conversation) -> None:
+    sid = conv.new_session("/srv/load")
+    conv.client.prompt(PromptRequest.text(sid, "echo remembered"))
+    conv.client.set_session_mode({"sessionId": sid, "modeId": "fast"})
+    before = len(conv.of(sid))
+    response = conv.client.load_session({"sessionId": sid, "cwd": "/srv/load", "mcpServers": []})
+    replay = conv.of(sid)[before:]
+    assert [u.session_update for u in replay] == ["user_message_chunk", "agent_message_chunk"]
+    assert replay[0].content.text == "echo remembered"
+    assert replay[1].content.text == "remembered"
+    assert response.modes is not None and response.modes.current_mode_id == "fast"
+
+
+def test_close_session_forgets_it_and_later_prompts_are_resource_not_found(
+    conv: Conversation,
+) -> None:
+    sid = conv.new_session("/srv/closed")
+    conv.client.close_session({"sessionId": sid})
+    assert conv.client.list_sessions({"cwd": "/srv/closed"}).sessions == []
+    with pytest.raises(AcpProtocolException) as info:
+        conv.client.prompt(PromptRequest.text(sid, "echo hi"))
+    assert info.value.code == -32002

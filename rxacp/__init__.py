@@ -1,0 +1,72 @@
+"""rxacp: the ReactiveX SDK for the Agent Client Protocol (ACP).
+
+Build ACP clients (editors, tools) and agents in Python with Rx: requests are cold
+``reactivex`` Observables whose disposal sends ``$/cancel_request``; prompt handlers notice
+cancellation with ``is_cancelled()`` / ``on_cancel()`` / ``when_cancelled()``; every prompt gets
+exactly one answer. Blocking (sync) APIs are thin shells over the Rx core.
+
+Layers (each knows only the ones below it): ``rxacp.schema`` (models) → ``rxacp.jsonrpc`` /
+``rxacp.errors`` → ``rxacp.transport`` → ``rxacp.session`` (the engine) → ``rxacp.client`` /
+``rxacp.agent`` → ``rxacp.agent.support`` (decorators), ``rxacp.testing``.
+
+The most used names are re-exported here; models live in :mod:`rxacp.schema`.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .agent import (
+    AcpAgent,
+    AcpAsyncAgent,
+    AcpSyncAgent,
+    CommandResult,
+    PromptContext,
+    SyncPromptContext,
+)
+from .capabilities import NegotiatedCapabilities
+from .client import AcpAsyncClient, AcpClient, AcpSyncClient, CancellationSignal
+from .errors import (
+    AcpCapabilityException,
+    AcpConnectionException,
+    AcpErrorCodes,
+    AcpException,
+    AcpProtocolException,
+    AcpTimeoutException,
+)
+from .transport import (
+    AcpTransport,
+    AgentParameters,
+    StdioAcpAgentTransport,
+    StdioAcpClientTransport,
+)
+
+try:
+    __version__ = version("rxacp")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "AcpAgent",
+    "AcpAsyncAgent",
+    "AcpAsyncClient",
+    "AcpCapabilityException",
+    "AcpClient",
+    "AcpConnectionException",
+    "AcpErrorCodes",
+    "AcpException",
+    "AcpProtocolException",
+    "AcpSyncAgent",
+    "AcpSyncClient",
+    "AcpTimeoutException",
+    "AcpTransport",
+    "AgentParameters",
+    "CancellationSignal",
+    "CommandResult",
+    "NegotiatedCapabilities",
+    "PromptContext",
+    "StdioAcpAgentTransport",
+    "StdioAcpClientTransport",
+    "SyncPromptContext",
+    "__version__",
+]

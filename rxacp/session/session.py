@@ -486,6 +486,10 @@ class AcpSession:
             observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             state = _Outgoing(method, params, result_type, observer, seconds)
+            if self._state == "closed":
+                # the loop may already be stopped: settle here, on the caller's thread
+                self._fail(state, self._closed_error or AcpConnectionException("connection closed"))
+                return Disposable()
             self._runner.call(lambda: self._start_outgoing(state))
             return Disposable(lambda: self._dispose_outgoing(state))
 

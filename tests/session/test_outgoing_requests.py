@@ -283,3 +283,15 @@ def test_close_called_from_a_handler_on_the_loop_releases_the_loop_thread() -> N
     for thread in loop_threads:
         thread.join(2)
         assert not thread.is_alive()
+
+
+def test_a_request_subscribed_after_close_errors_at_once_even_though_the_loop_is_gone() -> None:
+    peer = ScriptedTransport()
+    session = AcpSession(peer, role="test")
+    session.start()
+    session.close()
+    assert session.loop.is_closed()
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}))
+    assert rec.done.is_set(), "must settle synchronously: no loop is left to do it"
+    assert isinstance(rec.error, AcpConnectionException)

@@ -308,6 +308,9 @@ class AcpSession:
 
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
         """Call ``listener(reason)`` on the loop when the connection ends (now, if it has)."""
+        if self._closed_error is not None and self._terminated.is_set():
+            listener(self._closed_error)  # already over (the loop may be gone)
+            return
 
         def add() -> None:
             if self._closed_error is not None:

@@ -1,7 +1,7 @@
-"""The ``rxacp`` command line: ``rxacp demo`` and ``rxacp prompt``.
+"""The ``rxacp`` command line: ``rxacp demo``, ``rxacp prompt`` and ``rxacp check``.
 
 :func:`main` parses the arguments (argparse) and runs a subcommand module (``demo.py``,
-``prompt.py``); ``wirelog.py`` records JSON-RPC traffic for ``--log-wire``.
+``prompt.py``, ``check.py``); ``wirelog.py`` records JSON-RPC traffic for ``--log-wire``.
 
 This package is *not* responsible for protocol logic: it only uses the public client API.
 """
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from . import demo, prompt
+from . import check, demo, prompt
 
 __all__ = ["build_parser", "main"]
 
@@ -41,6 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
             "Ctrl-C once cancels the turn (session/cancel); twice aborts.",
         )
     )
+    check.add_arguments(
+        commands.add_parser(
+            "check",
+            help="check any ACP agent over stdio for protocol conformance",
+            description="Run conformance checks against an ACP agent over stdio; each check "
+            "reports PASS / FAIL / SKIP with its rule. Exit code 1 if a mandatory check fails.",
+        )
+    )
     return parser
 
 
@@ -65,6 +73,8 @@ def main(
             return demo.run(args, out=out, err=err)
         if args.command == "prompt":
             return prompt.run(args, out=out, err=err, stdin=stdin or sys.stdin)
+        if args.command == "check":
+            return check.run(args, out=out, err=err)
     except BrokenPipeError:  # e.g. `rxacp prompt ... | head`: the reader went away
         _silence_stdout()
         return 0

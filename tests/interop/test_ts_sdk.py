@@ -1,6 +1,6 @@
 """Interop with the OFFICIAL TypeScript ACP SDK (``@agentclientprotocol/sdk``), over real stdio.
 
-Two directions, each a row of the interop matrix printed at the end of this module:
+Two directions, each a row of the combined interop matrix (``tests/interop/matrix.py``):
 
 * rxacp client → TS-SDK agent (``tests/interop/ts/ts_agent.mjs``, one fresh process per test);
 * TS-SDK client (``tests/interop/ts/ts_client.mjs``) → rxacp reference agent
@@ -46,6 +46,7 @@ from rxacp.schema import (
 )
 from rxacp.testing._reference_script import STREAM_WORDS
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
+from tests.interop.matrix import MATRIX, SCENARIOS, Matrix
 
 __all__: list[str] = []
 
@@ -67,19 +68,6 @@ NON_ASCII = "ünïcödé ✓ 日本語 — ölçü\nzweite Zeile: ß\n"
 
 RXACP_TO_TS = "rxacp client -> TS-SDK agent"
 APIS = ("sync", "async", "decorators")
-SCENARIOS = (
-    "initialize",
-    "new_session",
-    "echo",
-    "stream_10000",
-    "read_non_ascii",
-    "permission_allow",
-    "permission_reject",
-    "session_cancel",
-    "cancel_request",
-    "error_code",
-    "unknown_method",
-)
 TS_CLIENT_SCENARIO = {
     "initialize": "initialize",
     "new_session": "new_session",
@@ -102,77 +90,10 @@ def ts_to_rxacp(api: str) -> str:
 
 
 # --------------------------------------------------------------------------------- matrix
-class Matrix:
-    """Peer x scenario -> PASS / FAIL / N/A (cells no test ran stay ``-``)."""
-
-    def __init__(self, peers: list[str]) -> None:
-        self.peers = peers
-        self.cells: dict[str, dict[str, str]] = {p: {} for p in peers}
-        self._lock = threading.Lock()
-
-    def set(self, peer: str, scenario: str, status: str) -> None:
-        with self._lock:
-            self.cells[peer][scenario] = status
-
-    @contextlib.contextmanager
-    def cell(self, peer: str, scenario: str) -> Iterator[None]:
-        """Record PASS if the block completes, FAIL (and re-raise) if it raises."""
-        try:
-            yield
-        except BaseException:
-            self.set(peer, scenario, "FAIL")
-            raise
-        self.set(peer, scenario, "PASS")
-
-    def render(self) -> list[str]:
-        width = max(len(p) for p in self.peers)
-        cols = [max(len(s), 4) for s in SCENARIOS]
-        lines = [
-            " " * width
-            + " | "
-            + " | ".join(s.ljust(c) for s, c in zip(SCENARIOS, cols, strict=True))
-        ]
-        lines.append("-" * len(lines[0]))
-        for peer in self.peers:
-            row = self.cells[peer]
-            lines.append(
-                peer.ljust(width)
-                + " | "
-                + " | ".join(row.get(s, "-").ljust(c) for s, c in zip(SCENARIOS, cols, strict=True))
-            )
-        return lines
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scenarios": list(SCENARIOS),
-            "peers": {p: {s: self.cells[p].get(s, "-") for s in SCENARIOS} for p in self.peers},
-        }
-
-
 @pytest.fixture(scope="module")
-def matrix(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Matrix]:
-    """The module's interop matrix; printed and saved as JSON when the module finishes."""
-    table = Matrix([RXACP_TO_TS, *(ts_to_rxacp(api) for api in APIS)])
-    yield table
-    out = tmp_path_factory.mktemp("interop-ts") / "ts_sdk_matrix.json"
-    out.write_text(json.dumps(table.to_json(), indent=2), encoding="utf-8")
-    lines = [
-        "",
-        "Interop matrix: official TypeScript ACP SDK (@agentclientprotocol/sdk)",
-        *table.render(),
-        f"(JSON: {out})",
-    ]
-    reporter = request.config.pluginmanager.getplugin("terminalreporter")
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-    suspended = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
-    with suspended:  # what capsys.disabled() does, usable from a module-scoped fixture
-        for line in lines:
-            if reporter is not None:
-                reporter.write_line(line)
-            else:  # pragma: no cover - terminal reporter disabled (-p no:terminal)
-                sys.stderr.write(line + "\n")
+def matrix() -> Matrix:
+    """The combined interop matrix (printed once at session end by tests/interop/conftest.py)."""
+    return MATRIX
 
 
 # --------------------------------------------------------------------------------- setup

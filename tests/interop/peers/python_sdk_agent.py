@@ -9,6 +9,13 @@ models and helpers). Prompts are scripted by their text:
   ``permission``     session/request_permission; reports "permission:<outcome>[:<optionId>]"
   ``read <path>``    fs/read_text_file; reports "read:<content>"
   ``wait``           waits for session/cancel, sends "after-cancel", answers cancelled
+  ``slow <seconds>`` a chunk "tick <i>" every 0.1 s until session/cancel (→ cancelled) or the
+                     time is up (→ end_turn); the SDK has no ``$/cancel_request``, so that does
+                     not stop it
+  ``fail``           error FAIL_CODE with data {"behaviour": "fail"}
+
+Extension request ``_interop/stats`` returns what the agent observed (session/cancel count and
+the outcome of every ``slow`` turn); any other extension request is "method not found".
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from acp import (
     InitializeResponse,
     NewSessionResponse,
     PromptResponse,
+    RequestError,
     run_agent,
     update_agent_message_text,
 )
@@ -32,6 +40,9 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+FAIL_CODE = -32042
+TICK_S = 0.1
+
 
 class InteropAgent:
     """The scripted agent (implements the ``acp.Agent`` protocol methods it needs)."""
@@ -40,6 +51,7 @@ class InteropAgent:
         self._conn: Any = None
         self._cancelled: dict[str, asyncio.Event] = {}
         self._sessions = 0
+        self._stats: dict[str, Any] = {"sessionCancels": 0, "slowOutcomes": []}
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
@@ -67,7 +79,27 @@ class InteropAgent:
         return NewSessionResponse(session_id=f"py-sess-{self._sessions}")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self._stats["sessionCancels"] += 1
         self._event(session_id).set()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "interop/stats":
+            return dict(self._stats)
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def _slow(self, session_id: str, seconds: float) -> PromptResponse:
+        cancelled = self._event(session_id)
+        cancelled.clear()
+        for tick in range(round(seconds / TICK_S)):
+            await self._say(session_id, f"tick {tick}")
+            try:
+                await asyncio.wait_for(cancelled.wait(), TICK_S)
+            except TimeoutError:
+                continue
+            self._stats["slowOutcomes"].append("cancelled")
+            return PromptResponse(stop_reason="cancelled")
+        self._stats["slowOutcomes"].append("end_turn")
+        return PromptResponse(stop_reason="end_turn")
 
     def _event(self, session_id: str) -> asyncio.Event:
         return self._cancelled.setdefault(session_id, asyncio.Event())
@@ -102,6 +134,11 @@ class InteropAgent:
         elif command == "read":
             result = await self._conn.read_text_file(session_id=session_id, path=arg)
             await self._say(session_id, f"read:{result.content}")
+        elif command == "slow":
+            return await self._slow(session_id, float(arg))
+        elif command == "fail":
+            message = "the interop agent was asked to fail"
+            raise RequestError(FAIL_CODE, message, {"behaviour": "fail"})
         elif command == "wait":
             await self._event(session_id).wait()
             await self._say(session_id, "after-cancel")

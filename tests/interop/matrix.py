@@ -1,0 +1,95 @@
+"""The combined interop matrix: peer x scenario -> PASS / FAIL / N/A, shared by all interop tests.
+
+Every interop test module records its cells into :data:`MATRIX` (``with MATRIX.cell(peer,
+scenario): ...`` or ``MATRIX.set(...)``); ``tests/interop/conftest.py`` prints the one table at the
+end of the pytest session (``pytest_terminal_summary``) and saves it as JSON.
+
+This module is *not* responsible for running any peer or asserting anything: it only collects
+and renders verdicts. A cell that no test reached stays ``-``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["MATRIX", "NA", "SCENARIOS", "Matrix"]
+
+SCENARIOS: tuple[str, ...] = (
+    "initialize",
+    "new_session",
+    "echo",
+    "stream_10000",
+    "read_non_ascii",
+    "permission_allow",
+    "permission_reject",
+    "session_cancel",
+    "cancel_request",
+    "error_code",
+    "unknown_method",
+)
+"""The matrix columns, in order (the scenarios of issue 7)."""
+
+NA = "N/A"
+"""Verdict of a cell the peer cannot do (the test still asserts rxacp's side behaves)."""
+
+
+class Matrix:
+    """Peer x scenario -> verdict; thread safe; peers appear in the order first recorded."""
+
+    def __init__(self) -> None:
+        self.cells: dict[str, dict[str, str]] = {}
+        self._lock = threading.Lock()
+
+    def set(self, peer: str, scenario: str, status: str) -> None:
+        """Record ``status`` (PASS / FAIL / N/A) for one cell; FAIL is never overwritten."""
+        if scenario not in SCENARIOS:
+            raise ValueError(f"unknown interop scenario {scenario!r}; known: {SCENARIOS}")
+        with self._lock:
+            row = self.cells.setdefault(peer, {})
+            if row.get(scenario) != "FAIL":
+                row[scenario] = status
+
+    @contextlib.contextmanager
+    def cell(self, peer: str, scenario: str, passed: str = "PASS") -> Iterator[None]:
+        """Record ``passed`` if the block completes, FAIL (and re-raise) if it raises."""
+        try:
+            yield
+        except BaseException:
+            self.set(peer, scenario, "FAIL")
+            raise
+        self.set(peer, scenario, passed)
+
+    def render(self) -> list[str]:
+        """The table as text lines (empty when nothing was recorded)."""
+        with self._lock:
+            rows = {peer: dict(row) for peer, row in self.cells.items()}
+        if not rows:
+            return []
+        width = max(len(p) for p in rows)
+        cols = [max(len(s), 4) for s in SCENARIOS]
+        header = (
+            " " * width
+            + " | "
+            + " | ".join(s.ljust(c) for s, c in zip(SCENARIOS, cols, strict=True))
+        )
+        lines = [header, "-" * len(header)]
+        for peer, row in rows.items():
+            pairs = zip(SCENARIOS, cols, strict=True)
+            cells = " | ".join(row.get(s, "-").ljust(c) for s, c in pairs)
+            lines.append(peer.ljust(width) + " | " + cells)
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"scenarios": [...], "peers": {peer: {scenario: verdict}}}``."""
+        with self._lock:
+            return {
+                "scenarios": list(SCENARIOS),
+                "peers": {p: {s: r.get(s, "-") for s in SCENARIOS} for p, r in self.cells.items()},
+            }
+
+
+MATRIX = Matrix()
+"""The one matrix of this pytest process."""

@@ -9,42 +9,81 @@ Layers (each knows only the ones below it): ``rxacp.schema`` (models) → ``rxac
 ``rxacp.errors`` → ``rxacp.transport`` → ``rxacp.session`` (the engine) → ``rxacp.client`` /
 ``rxacp.agent`` → ``rxacp.agent.support`` (decorators), ``rxacp.testing``.
 
-The most used names are re-exported here; models live in :mod:`rxacp.schema`.
+The most used names are re-exported here, imported on first use (so ``import rxacp.schema``
+or the pytest plugin stays cheap); models live in :mod:`rxacp.schema`.
 """
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-from .agent import (
-    AcpAgent,
-    AcpAsyncAgent,
-    AcpSyncAgent,
-    CommandResult,
-    PromptContext,
-    SyncPromptContext,
-)
-from .capabilities import NegotiatedCapabilities
-from .client import AcpAsyncClient, AcpClient, AcpSyncClient, CancellationSignal
-from .errors import (
-    AcpCapabilityException,
-    AcpConnectionException,
-    AcpErrorCodes,
-    AcpException,
-    AcpProtocolException,
-    AcpTimeoutException,
-)
-from .transport import (
-    AcpTransport,
-    AgentParameters,
-    StdioAcpAgentTransport,
-    StdioAcpClientTransport,
-)
+if TYPE_CHECKING:
+    from .agent import (
+        AcpAgent,
+        AcpAsyncAgent,
+        AcpSyncAgent,
+        CommandResult,
+        PromptContext,
+        SyncPromptContext,
+    )
+    from .capabilities import NegotiatedCapabilities
+    from .client import AcpAsyncClient, AcpClient, AcpSyncClient, CancellationSignal
+    from .errors import (
+        AcpCapabilityException,
+        AcpConnectionException,
+        AcpErrorCodes,
+        AcpException,
+        AcpProtocolException,
+        AcpProtocolVersionException,
+        AcpTimeoutException,
+    )
+    from .transport import (
+        AcpTransport,
+        AgentParameters,
+        StdioAcpAgentTransport,
+        StdioAcpClientTransport,
+    )
 
 try:
     __version__ = version("rxacp")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "AcpAgent",
+            "AcpAsyncAgent",
+            "AcpSyncAgent",
+            "CommandResult",
+            "PromptContext",
+            "SyncPromptContext",
+        ),
+        ".agent",
+    ),
+    "NegotiatedCapabilities": ".capabilities",
+    **dict.fromkeys(
+        ("AcpAsyncClient", "AcpClient", "AcpSyncClient", "CancellationSignal"), ".client"
+    ),
+    **dict.fromkeys(
+        (
+            "AcpCapabilityException",
+            "AcpConnectionException",
+            "AcpErrorCodes",
+            "AcpException",
+            "AcpProtocolException",
+            "AcpProtocolVersionException",
+            "AcpTimeoutException",
+        ),
+        ".errors",
+    ),
+    **dict.fromkeys(
+        ("AcpTransport", "AgentParameters", "StdioAcpAgentTransport", "StdioAcpClientTransport"),
+        ".transport",
+    ),
+}
 
 __all__ = [
     "AcpAgent",
@@ -56,6 +95,7 @@ __all__ = [
     "AcpErrorCodes",
     "AcpException",
     "AcpProtocolException",
+    "AcpProtocolVersionException",
     "AcpSyncAgent",
     "AcpSyncClient",
     "AcpTimeoutException",
@@ -70,3 +110,16 @@ __all__ = [
     "SyncPromptContext",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rxacp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

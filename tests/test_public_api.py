@@ -12,14 +12,14 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp": {
         "AcpAgent", "AcpAsyncAgent", "AcpAsyncClient", "AcpCapabilityException", "AcpClient",
         "AcpConnectionException", "AcpErrorCodes", "AcpException", "AcpProtocolException",
-        "AcpSyncAgent", "AcpSyncClient", "AcpTimeoutException", "AcpTransport", "AgentParameters",
+        "AcpProtocolVersionException", "AcpSyncAgent", "AcpSyncClient", "AcpTimeoutException", "AcpTransport", "AgentParameters",
         "CancellationSignal", "CommandResult", "NegotiatedCapabilities", "PromptContext",
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
         "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
-        "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
+        "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler", "WorkspaceFileSystem",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
@@ -45,7 +45,8 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.errors": {
         "AcpCapabilityException", "AcpConnectionException", "AcpErrorCodes", "AcpException",
-        "AcpProtocolException", "AcpTimeoutException", "error_to_exception", "exception_to_error",
+        "AcpProtocolException", "AcpProtocolVersionException", "AcpTimeoutException",
+        "error_to_exception", "exception_to_error",
     },
     "rxacp.capabilities": {"NegotiatedCapabilities"},
     "rxacp.jsonrpc": {

@@ -52,6 +52,19 @@ class InMemoryTransport(AcpTransport):
         self._closed = False  # this end closed (sends dropped)
         self._reported = False  # on_closed delivered
 
+    def close_blocking(self, timeout: float = 5.0) -> None:
+        """Close this end from another thread, on its own loop, waiting at most ``timeout``."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or not loop.is_running():
+            with self._lock:
+                self._closed = True
+            return
+        future = asyncio.run_coroutine_threadsafe(self.close(), loop)
+        try:
+            future.result(timeout)
+        except Exception:  # a closing peer must not fail the caller's teardown
+            _log.debug("closing %s end failed", self.name, exc_info=True)
+
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Attach to ``loop``; frames the peer sent before now are delivered right after."""
         with self._lock:
@@ -179,3 +192,11 @@ class InMemoryTransportPair:
         client._peer = agent
         agent._peer = client
         return cls(client, agent)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Close both ends, each on its own loop (an end never started is just marked closed).
+
+        Safe from any thread except the ends' loops; each close waits at most ``timeout``.
+        """
+        for end in (self.client_transport, self.agent_transport):
+            end.close_blocking(timeout)

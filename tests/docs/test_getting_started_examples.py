@@ -102,7 +102,9 @@ def test_async_client_composes_a_turn_stops_one_and_gives_up_on_one(
     lines = run.stdout.splitlines()
     assert lines[0] == "Every ACP request  [end_turn]", run.explain()
     assert lines[1].endswith(" [cancelled]"), run.explain()
-    assert lines[2].endswith(" [gave up: $/cancel_request sent]"), run.explain()
+    # updates already in flight may still be printed after giving up (the agent stops when
+    # the $/cancel_request reaches it), so the marker need not end the line
+    assert " [gave up: $/cancel_request sent]" in lines[2], run.explain()
     assert len(lines) == 3, run.explain()
 
 

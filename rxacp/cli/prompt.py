@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agent",
         required=True,
         metavar='"CMD ARGS"',
-        help='the agent command line, e.g. "python -m rxacp.testing.reference_agent"',
+        help='the agent command line, e.g. "python -m rxacp.testing.reference_agent", '
+        "or a WebSocket agent's ws:// / wss:// URL (needs rxacp[websocket])",
     )
     parser.add_argument("--cwd", metavar="DIR", help="session directory (default: current)")
     answer = parser.add_mutually_exclusive_group()
@@ -127,22 +128,31 @@ def run(
 ) -> int:
     """Run ``rxacp prompt`` with parsed ``args``; returns the exit code."""
     style = Style(colors_enabled(err))
-    try:
-        command = shlex.split(args.agent)
-    except ValueError as exc:
-        err.write(f"rxacp prompt: cannot parse --agent: {exc}\n")
-        return EXIT_USAGE
-    if not command:
-        err.write("rxacp prompt: --agent is empty; give the agent's command line\n")
-        return EXIT_USAGE
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         err.write(f"rxacp prompt: --cwd {cwd} is not a directory\n")
         return EXIT_USAGE
-    if shutil.which(command[0]) is None:
-        err.write(f"rxacp prompt: cannot find the agent command {command[0]!r}\n")
-        return EXIT_ERROR
-    transport: AcpTransport = StdioAcpClientTransport(AgentParameters(command[0], command[1:]))
+    transport: AcpTransport
+    if args.agent.strip().startswith(("ws://", "wss://")):
+        try:
+            from ..transport.websocket import WebSocketAcpClientTransport
+        except ImportError as exc:
+            err.write(f"rxacp prompt: {exc}\n")
+            return EXIT_USAGE
+        transport = WebSocketAcpClientTransport(args.agent.strip())
+    else:
+        try:
+            command = shlex.split(args.agent)
+        except ValueError as exc:
+            err.write(f"rxacp prompt: cannot parse --agent: {exc}\n")
+            return EXIT_USAGE
+        if not command:
+            err.write("rxacp prompt: --agent is empty; give the agent's command line\n")
+            return EXIT_USAGE
+        if shutil.which(command[0]) is None:
+            err.write(f"rxacp prompt: cannot find the agent command {command[0]!r}\n")
+            return EXIT_ERROR
+        transport = StdioAcpClientTransport(AgentParameters(command[0], command[1:]))
     if args.log_wire:
         transport = WireLogTransport(transport, args.log_wire)
     renderer = UpdateRenderer(out, err, style)

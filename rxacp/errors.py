@@ -6,7 +6,8 @@ Every error rxacp raises or emits is an :class:`AcpException`::
     ├── AcpProtocolException      an error answer on the wire (code, message, data)
     ├── AcpCapabilityException    a call the peer did not advertise; nothing was sent
     ├── AcpConnectionException    the connection ended (EOF, peer exit, close) before an answer
-    └── AcpTimeoutException       a request timed out (also a builtin ``TimeoutError``)
+    ├── AcpTimeoutException       a request timed out (also a builtin ``TimeoutError``)
+    └── AcpProtocolVersionException  the agent answered ``initialize`` with a version we lack
 
 :func:`exception_to_error` turns any exception into a wire error object (the only place that
 decides which code an exception gets), and :func:`error_to_exception` turns a wire error object
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import os
 from typing import Any
 
 import pydantic
@@ -29,6 +31,7 @@ __all__ = [
     "AcpErrorCodes",
     "AcpException",
     "AcpProtocolException",
+    "AcpProtocolVersionException",
     "AcpTimeoutException",
     "error_to_exception",
     "exception_to_error",
@@ -84,39 +87,46 @@ class AcpProtocolException(AcpException):
 
     @classmethod
     def method_not_found(cls, method: str, hint: str | None = None) -> AcpProtocolException:
+        """``-32601``: the method does not exist here (``hint`` says what to register)."""
         msg = f"Method not found: {method}"
         return cls(AcpErrorCodes.METHOD_NOT_FOUND, f"{msg} ({hint})" if hint else msg)
 
     @classmethod
     def invalid_params(cls, message: str, data: Any = None) -> AcpProtocolException:
+        """``-32602``: the params are invalid."""
         return cls(AcpErrorCodes.INVALID_PARAMS, message, data)
 
     @classmethod
     def invalid_request(cls, message: str, data: Any = None) -> AcpProtocolException:
+        """``-32600``: the request is not valid now (e.g. a second prompt on a busy session)."""
         return cls(AcpErrorCodes.INVALID_REQUEST, message, data)
 
     @classmethod
     def internal_error(
         cls, message: str = "Internal error", data: Any = None
     ) -> AcpProtocolException:
+        """``-32603``: the handler failed."""
         return cls(AcpErrorCodes.INTERNAL_ERROR, message, data)
 
     @classmethod
     def request_cancelled(
         cls, message: str = "Request cancelled", data: Any = None
     ) -> AcpProtocolException:
+        """``-32800``: the request was cancelled."""
         return cls(AcpErrorCodes.REQUEST_CANCELLED, message, data)
 
     @classmethod
     def auth_required(
         cls, message: str = "Authentication required", data: Any = None
     ) -> AcpProtocolException:
+        """``-32000``: authenticate first."""
         return cls(AcpErrorCodes.AUTH_REQUIRED, message, data)
 
     @classmethod
     def resource_not_found(
         cls, message: str = "Resource not found", data: Any = None
     ) -> AcpProtocolException:
+        """``-32002``: a file, session or other resource does not exist."""
         return cls(AcpErrorCodes.RESOURCE_NOT_FOUND, message, data)
 
 
@@ -175,6 +185,28 @@ class AcpTimeoutException(AcpException, TimeoutError):
         return (type(self), (self.method, self.timeout_seconds))
 
 
+class AcpProtocolVersionException(AcpException):
+    """The agent answered ``initialize`` with a protocol version this client does not support.
+
+    The spec says the client SHOULD then close the connection and tell the user: the client
+    closes it and ``initialize`` errors with this exception (not an :class:`AcpProtocolException`:
+    the agent did not answer with an error).
+    """
+
+    def __init__(self, requested: int, received: Any, supported: tuple[int, ...] = (1,)) -> None:
+        super().__init__(
+            f"the agent answered initialize with protocol version {received!r}, but this client "
+            f"asked for version {requested} and supports {sorted(supported)}; "
+            "the connection was closed"
+        )
+        self.requested = requested
+        self.received = received
+        self.supported = supported
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.requested, self.received, self.supported))
+
+
 def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpConnectionException:
     return AcpConnectionException(reason, **kwargs)
 
@@ -182,11 +214,21 @@ def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpCon
 def exception_to_error(exc: BaseException) -> dict[str, Any]:
     """Map any exception raised by a handler to a JSON-RPC error object.
 
-    - :class:`AcpProtocolException` keeps its code, message and data;
-    - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data;
+    - :class:`AcpProtocolException` keeps its code, message and data: the handler chose them
+      deliberately, so they go on the wire as raised (do not put secrets there);
+    - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data,
+      *without* the rejected input values, URLs or context (the input may hold file contents);
     - :class:`AcpCapabilityException` is ``-32601``-free: it is ``-32603`` naming the capability
       (a handler asked the peer for something it does not offer);
-    - anything else is ``-32603`` with a short message and no stack trace.
+    - :class:`AcpConnectionException` is ``-32603`` with its reason and exit code only (never
+      the peer's stderr tail);
+    - anything else is ``-32603`` with ``"Internal error: <Type>: <text>"`` and **no data**.
+
+    Redaction policy for that last case (an unexpected exception is not meant for the peer):
+    only the first line of the exception's text is kept (so no stack trace, no multi-line file
+    contents), any value of an environment variable of 6 characters or more that appears in it
+    is replaced by ``$NAME``, and the whole message is cut to 300 characters. The traceback is
+    logged locally (logger ``rxacp.errors``, debug level), never sent.
     """
     if isinstance(exc, AcpProtocolException):
         error: dict[str, Any] = {"code": exc.code, "message": exc.message}
@@ -199,11 +241,31 @@ def exception_to_error(exc: BaseException) -> dict[str, Any]:
             "message": "Invalid params",
             "data": exc.errors(include_url=False, include_context=False, include_input=False),
         }
+    if isinstance(exc, AcpConnectionException):
+        text = exc.reason if exc.exit_code is None else f"{exc.reason} (exit code {exc.exit_code})"
+        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": _redact(text)}
     if isinstance(exc, AcpException):
-        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": str(exc)}
+        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": _redact(str(exc))}
     _log.debug("handler failed", exc_info=exc)
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": f"Internal error: {text}"[:500]}
+    text = _redact(str(exc))
+    message = f"Internal error: {type(exc).__name__}" + (f": {text}" if text else "")
+    return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": message[:_MAX_MESSAGE]}
+
+
+_MAX_MESSAGE = 300
+_MIN_SECRET_LEN = 6
+
+
+def _redact(text: str) -> str:
+    """First line of ``text``, environment values replaced by ``$NAME``, bounded (see above)."""
+    line = text.strip().split("\n", 1)[0].strip()[: _MAX_MESSAGE * 4]
+    values = sorted(
+        ((v, k) for k, v in os.environ.items() if len(v) >= _MIN_SECRET_LEN and v in line),
+        key=lambda item: -len(item[0]),
+    )
+    for value, name in values:
+        line = line.replace(value, f"${name}")
+    return line[:_MAX_MESSAGE]
 
 
 def error_to_exception(error: Any) -> AcpProtocolException:

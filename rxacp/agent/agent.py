@@ -13,6 +13,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
+from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..schema import (
     CompleteElicitationNotification,
@@ -37,6 +38,7 @@ from ..schema import (
     WriteTextFileResponse,
 )
 from ..session import AcpObservable, AcpSession, wait_for
+from ._ext import check_ext_method
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
 
@@ -82,12 +84,14 @@ class _AgentBase:
         """Stop at once: active turns are cancelled, pending requests error, transport closed."""
         self._core.session.close()
 
-    def close_gracefully(self, timeout: float | None = None) -> None:
-        """Stop taking work, drain queued notifications and writes, then close."""
-        self._core.session.close_gracefully(timeout)
+    def close_gracefully(self, timeout: Duration | None = None) -> None:
+        """Stop taking work, drain queued notifications and writes, then close (bounded by
+        ``timeout``, default the request timeout)."""
+        self._core.session.close_gracefully(to_seconds(timeout, name="timeout"))
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (``method`` starts with ``_``)."""
+        check_ext_method(method)
         self._core.session.send_notification(method, params)
 
 
@@ -170,7 +174,11 @@ class AcpAsyncAgent(_AgentBase):
         self._core.notify("elicitation/complete", notification)
 
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
-        """An extension request (``method`` starts with ``_``); emits the raw result."""
+        """An extension request (``method`` starts with ``_``); emits the raw result::
+
+        subscribe ──request──▶ ───────R|      dispose before R → $/cancel_request
+        """
+        check_ext_method(method)
         return self._core.session.send_request(method, params)
 
 
@@ -243,6 +251,7 @@ class AcpSyncAgent(_AgentBase):
 
     def ext_method(self, method: str, params: Any = None) -> Any:
         """An extension request (``method`` starts with ``_``); returns the raw result."""
+        check_ext_method(method)
         return self._wait(self._core.session.send_request(method, params), method)
 
 

@@ -20,10 +20,16 @@ from reactivex import abc
 from .._durations import Duration, to_seconds
 from ..schema import AgentCapabilities, Implementation, PromptCapabilities
 from ..transport.base import AcpTransport
+from ._ext import check_ext_method
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig
 
-__all__ = ["AcpAgent", "AcpAgentBuilder", "AsyncAgentBuilder", "SyncAgentBuilder"]
+__all__ = [
+    "AcpAgent",
+    "AcpAgentBuilder",
+    "AsyncAgentBuilder",
+    "SyncAgentBuilder",
+]
 
 _A = TypeVar("_A", AcpAsyncAgent, AcpSyncAgent)
 
@@ -178,29 +184,26 @@ class AcpAgentBuilder(Generic[_A]):
 
     def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
         """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
-        _check_ext(method)
+        check_ext_method(method)
         self._config.ext_requests[method] = fn
         return self
 
     def ext_notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
         """An extension notification (``method`` must start with ``_``)."""
-        _check_ext(method)
+        check_ext_method(method)
         self._config.ext_notifications[method] = fn
         return self
 
     def build(self) -> _A:
+        """Create the agent (not started: call ``start()`` or ``run()``)."""
         raise NotImplementedError
-
-
-def _check_ext(method: str) -> None:
-    if not method.startswith("_"):
-        raise ValueError(f"extension methods must start with '_' (got {method!r})")
 
 
 class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
     """Builds an :class:`AcpAsyncAgent`: handlers return Observables (or awaitables/values)."""
 
     def build(self) -> AcpAsyncAgent:
+        """Create the agent (not started: call ``start()``, ``run()`` or use ``async with``)."""
         return AcpAsyncAgent(self._config)
 
 
@@ -208,6 +211,7 @@ class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
     """Builds an :class:`AcpSyncAgent`: handlers return values and run on worker threads."""
 
     def build(self) -> AcpSyncAgent:
+        """Create the agent (not started: call ``start()`` or ``run()``)."""
         return AcpSyncAgent(self._config)
 
 

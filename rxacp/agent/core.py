@@ -95,6 +95,7 @@ class AgentCore:
 
     # ------------------------------------------------------------------ registration
     def set_context_factory(self, factory: Callable[[PromptTurn], Any]) -> None:
+        """How a prompt handler's context is made (sync or async agent)."""
         self._context_factory = factory
 
     def _register(self) -> None:
@@ -250,6 +251,7 @@ class AgentCore:
             )
 
     def turn_finished(self, turn: PromptTurn) -> None:
+        """Forget an answered turn, so its session can start the next one."""
         if self.turns.get(turn.session_id) is turn:
             del self.turns[turn.session_id]
 
@@ -260,7 +262,11 @@ class AgentCore:
 
     # ------------------------------------------------------------------ agent → client
     def call(self, method: str, params: Any) -> AcpObservable[Any]:
-        """A cold Observable of one agent→client request, gated on the client's capabilities."""
+        """A cold Observable of one agent→client request, gated on the client's capabilities::
+
+        subscribe ──request──▶ ─────R|
+        not advertised:         X          (AcpCapabilityException, nothing sent)
+        """
         spec = METHODS[method]
         if spec.capability is not None:
             caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
@@ -335,7 +341,10 @@ def empty_result(result_type: Any, value: Any) -> Any:
 
 
 def as_observable(value: Any) -> reactivex.Observable[Any]:
-    """An async handler's return value as an Observable (Observable, awaitable or plain value)."""
+    """An async handler's return value as an Observable (Observable, awaitable or plain value).
+
+    ``value`` → ``-value|``; an awaitable → its result when it completes.
+    """
     if isinstance(value, reactivex.Observable):
         return value
     if inspect.isawaitable(value):

@@ -236,7 +236,17 @@ class PromptTurn:
         else:
             runner.call_later(lambda: self._write_update(notification))
 
-    def _write_update(self, notification: SessionNotification) -> None:
+    def send_wire_update(self, update: dict[str, Any]) -> None:
+        """Like :meth:`send_update` with the update's wire form (built by the SDK, not the user:
+        it is not validated again)."""
+        notification = {"sessionId": self.session_id, "update": update}
+        runner = self._core.session.runner
+        if runner.in_loop():
+            self._write_update(notification)
+        else:
+            runner.call_later(lambda: self._write_update(notification))
+
+    def _write_update(self, notification: SessionNotification | dict[str, Any]) -> None:
         if self.state == ANSWERED:
             _log.info(
                 "dropping a session/update for session %s sent after the prompt was answered",
@@ -246,7 +256,10 @@ class PromptTurn:
         self._core.session.send_notification("session/update", notification)
 
     def track(self, source: AcpObservable[Any]) -> AcpObservable[Any]:
-        """Tie an agent→client request to this turn (cascading cancellation).
+        """Tie an agent→client request to this turn (cascading cancellation)::
+
+            --R|                  answered before the turn ends
+            --X  (-32800)         the turn was cancelled: $/cancel_request sent for it
 
         When the turn is cancelled the request is disposed (the client gets
         ``$/cancel_request``) and its subscriber errors with ``-32800``. Once the turn is

@@ -13,7 +13,7 @@ from typing import Any
 from reactivex import abc
 from reactivex.disposable import Disposable
 
-from ..errors import AcpException
+from ..errors import AcpProtocolVersionException
 from ..schema import AcpModel, PromptResponse
 from ..schema import methods as m
 from ..session import AcpObservable
@@ -47,24 +47,6 @@ CONTENT_CAPABILITIES = {
 }
 
 
-class AcpProtocolVersionException(AcpException):
-    """The agent answered ``initialize`` with a protocol version this client does not support.
-
-    The spec says the client SHOULD then close the connection and tell the user: the client
-    closes it and ``initialize`` errors with this exception (an :class:`AcpException`, not an
-    :class:`~rxacp.errors.AcpProtocolException`, because the agent did not answer with an error).
-    """
-
-    def __init__(self, requested: int, received: Any) -> None:
-        super().__init__(
-            f"the agent answered initialize with protocol version {received!r}, but this client "
-            f"asked for version {requested} and supports {sorted(SUPPORTED_PROTOCOL_VERSIONS)}; "
-            "the connection was closed"
-        )
-        self.requested = requested
-        self.received = received
-
-
 def coerce(spec: m.MethodSpec, request: Any) -> AcpModel:
     """``request`` as the method's params model, or a TypeError naming what was expected."""
     model = spec.params_type
@@ -93,7 +75,7 @@ def stoppable(
     def subscribe(
         observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        if stop.is_cancelled:
+        if stop.is_cancelled():
             observer.on_next(PromptResponse.cancelled())
             observer.on_completed()
             return Disposable()

@@ -219,7 +219,9 @@ class AcpAsyncClient:
         version = response.protocol_version
         if version not in SUPPORTED_PROTOCOL_VERSIONS:
             self._session.close()
-            raise AcpProtocolVersionException(requested, version)
+            raise AcpProtocolVersionException(
+                requested, version, tuple(sorted(SUPPORTED_PROTOCOL_VERSIONS))
+            )
         self._initialize_response = response
         self._agent_capabilities = NegotiatedCapabilities(
             response.agent_capabilities or {},

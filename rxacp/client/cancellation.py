@@ -52,7 +52,6 @@ class CancellationSignal:
         self._cancelled = False
         self._listeners: list[Callable[[], None]] = []
 
-    @property
     def is_cancelled(self) -> bool:
         """True once :meth:`cancel` has been called (and forever after)."""
         return self._cancelled

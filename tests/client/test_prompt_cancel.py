@@ -68,7 +68,7 @@ def test_signal_is_idempotent_and_runs_each_listener_once_across_racing_threads(
         t.start()
     for t in threads:
         t.join(2)
-    assert stop.is_cancelled and calls == [1]
+    assert stop.is_cancelled() and calls == [1]
 
 
 def test_a_listener_added_after_cancel_runs_at_once_and_a_removed_one_never() -> None:
@@ -78,7 +78,7 @@ def test_a_listener_added_after_cancel_runs_at_once_and_a_removed_one_never() ->
     remove()
     stop.cancel()
     stop.add_listener(lambda: ran.append("late"))
-    assert ran == ["late"] and stop.is_cancelled
+    assert ran == ["late"] and stop.is_cancelled()
 
 
 def test_when_cancelled_emits_once_on_cancel_and_at_once_if_already_cancelled() -> None:

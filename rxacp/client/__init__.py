@@ -2,7 +2,8 @@
 
 ``AcpClient.async_(transport)`` builds an :class:`AcpAsyncClient` (cold, awaitable Observables);
 ``AcpClient.sync(transport)`` an :class:`AcpSyncClient` (blocking). :class:`CancellationSignal`
-is the stop button of a prompt turn.
+is the stop button of a prompt turn; :class:`WorkspaceFileSystem` serves ``fs/*`` requests
+confined to workspace roots.
 
 This package is *not* responsible for the JSON-RPC engine (``rxacp.session``), transports or the
 agent side (``rxacp.agent``).
@@ -24,6 +25,7 @@ from .builder import (
     SyncHandler,
 )
 from .cancellation import CancellationSignal
+from .fs import WorkspaceFileSystem
 from .sync_client import AcpSyncClient
 
 __all__ = [
@@ -38,4 +40,5 @@ __all__ = [
     "CancellationSignal",
     "RequestLike",
     "SyncHandler",
+    "WorkspaceFileSystem",
 ]

@@ -1,0 +1,274 @@
+"""``WorkspaceFileSystem``: ready-made ``fs/read_text_file`` / ``fs/write_text_file`` handlers
+confined to a set of workspace roots.
+
+Every path an agent sends is checked before anything is opened:
+
+- it must be a non-empty absolute path without NUL bytes and without a ``..`` component
+  (``-32602`` invalid params, naming the problem);
+- after resolving every symbolic link it must lie inside one of the roots, compared component
+  by component, so ``/work/root-evil`` is *not* inside ``/work/root`` and a link pointing out of
+  the workspace is refused (``-32602``);
+- the file is opened with ``O_NOFOLLOW`` and the opened descriptor is checked again (through
+  ``/proc/self/fd`` where available), so swapping a checked path for a symbolic link between
+  the check and the open is refused as well;
+- a missing file (read) is ``-32002`` (resource not found); a directory, a non-UTF-8 file or a
+  file over ``max_file_bytes`` is ``-32602``.
+
+``line`` (1-based, as the spec says) and ``limit`` (a number of lines) are honoured; lines end
+at ``\\n`` and keep their line terminators. Writes create the file and any missing parent
+directories inside the root (the spec: the client MUST create the file).
+
+Use it with either builder::
+
+    fs = WorkspaceFileSystem(["/home/me/project"])
+    AcpClient.sync(transport).read_text_file_handler(fs.read_text_file) \\
+        .write_text_file_handler(fs.write_text_file)
+    AcpClient.async_(transport).read_text_file_handler(fs.read_text_file_async) \\
+        .write_text_file_handler(fs.write_text_file_async)      # file I/O off the loop
+    fs.install(builder)                                          # the same, for either builder
+
+This module is *not* responsible for asking the user anything, for unsaved editor buffers or for
+terminals; and it does not defend against a local user who can rename directories inside the
+roots while a request runs (the post-open check catches the file itself, not its parents).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from ..errors import AcpProtocolException
+from ..schema import (
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    WriteTextFileRequest,
+    WriteTextFileResponse,
+)
+
+__all__ = ["WorkspaceFileSystem"]
+
+_B = TypeVar("_B")
+
+DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
+"""Default cap on the bytes read for (or written by) one request: 32 MiB."""
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_PROC_FD = "/proc/self/fd"
+
+
+def _invalid(message: str) -> AcpProtocolException:
+    return AcpProtocolException.invalid_params(message)
+
+
+class WorkspaceFileSystem:
+    """Serves the ACP ``fs/*`` requests inside ``roots`` only (see the module docstring).
+
+    Args:
+        roots: one directory or several; each must be an existing absolute directory. Symbolic
+            links in a root itself are resolved once, here.
+        max_file_bytes: largest file content read or written by one request.
+        read_only: refuse every write with ``-32602``.
+        on_access: called with ``("read" | "write", real_path)`` after each successful access.
+    """
+
+    def __init__(
+        self,
+        roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        read_only: bool = False,
+        on_access: Callable[[str, str], None] | None = None,
+    ) -> None:
+        items = [roots] if isinstance(roots, str | os.PathLike) else list(roots)
+        if not items:
+            raise ValueError("WorkspaceFileSystem needs at least one root directory")
+        resolved: list[str] = []
+        for root in items:
+            text = os.fspath(root)
+            if not isinstance(text, str) or not os.path.isabs(text):
+                raise ValueError(f"a workspace root must be an absolute path, got {root!r}")
+            real = os.path.realpath(text)
+            if not os.path.isdir(real):
+                raise ValueError(f"a workspace root must be an existing directory: {text}")
+            resolved.append(real)
+        if isinstance(max_file_bytes, bool) or not isinstance(max_file_bytes, int):
+            raise TypeError(f"max_file_bytes must be an int, got {max_file_bytes!r}")
+        if max_file_bytes < 1:
+            raise ValueError(f"max_file_bytes must be positive, got {max_file_bytes}")
+        self.roots: tuple[str, ...] = tuple(dict.fromkeys(resolved))
+        """The real paths of the roots."""
+        self.max_file_bytes = max_file_bytes
+        self.read_only = read_only
+        self._on_access = on_access
+
+    # ------------------------------------------------------------------ path checks
+    def contains(self, real_path: str) -> bool:
+        """True when an already-resolved path is one of the roots or below one."""
+        for root in self.roots:
+            if real_path == root:
+                return True
+            prefix = root if root.endswith(os.sep) else root + os.sep
+            if real_path.startswith(prefix):
+                return True
+        return False
+
+    def resolve(self, path: Any) -> str:
+        """The real path of ``path`` if the agent may use it, else ``AcpProtocolException``."""
+        if not isinstance(path, str) or not path:
+            raise _invalid("path must be a non-empty string")
+        if "\x00" in path:
+            raise _invalid("path must not contain NUL bytes")
+        if not os.path.isabs(path):
+            raise _invalid(f"path must be absolute (ACP file paths are absolute), got {path!r}")
+        if ".." in path.replace("\\", "/").split("/"):
+            raise _invalid(f"path must not contain '..' components: {path!r}")
+        try:
+            real = os.path.realpath(path, strict=False)
+        except (OSError, ValueError) as exc:  # symlink loops, names too long...
+            raise _invalid(f"cannot resolve path {path!r}: {type(exc).__name__}") from None
+        if not self.contains(real):
+            raise _invalid(f"refused: {path!r} is outside the workspace roots")
+        return real
+
+    def _check_open(self, fd: int, path: str, real: str) -> None:
+        """Re-check the file actually opened (defeats a swap after :meth:`resolve`)."""
+        opened: str | None = None
+        try:
+            opened = os.readlink(f"{_PROC_FD}/{fd}")
+        except OSError:
+            opened = None
+        if opened is not None:
+            if not self.contains(opened):
+                raise _invalid(f"refused: {path!r} is outside the workspace roots")
+            return
+        try:  # no /proc: the descriptor must be the file the checked path names now
+            same = os.path.samestat(os.fstat(fd), os.stat(real, follow_symlinks=False))
+        except OSError:
+            same = False
+        if not same:
+            raise _invalid(f"refused: {path!r} changed while it was being opened")
+
+    def _open(self, path: str, real: str, flags: int) -> int:
+        try:
+            fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC, 0o666)
+        except FileNotFoundError:
+            raise AcpProtocolException.resource_not_found(f"file not found: {path}") from None
+        except IsADirectoryError:
+            raise _invalid(f"{path} is a directory") from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _invalid(f"refused: {path!r} is a symbolic link") from None
+            raise _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}") from None
+        try:
+            self._check_open(fd, path, real)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise _invalid(f"{path} is not a regular file")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    # ------------------------------------------------------------------ handlers (blocking)
+    def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
+        """``fs/read_text_file``: (part of) a UTF-8 text file; ``line`` is 1-based."""
+        line, limit = request.line, request.limit
+        if line is not None and line < 1:
+            raise _invalid(f"line is 1-based, got {line}")
+        if limit is not None and limit < 0:
+            raise _invalid(f"limit must not be negative, got {limit}")
+        real = self.resolve(request.path)
+        fd = self._open(request.path, real, os.O_RDONLY)
+        with open(fd, "rb") as file:
+            if line is None and limit is None:
+                data = file.read(self.max_file_bytes + 1)
+                if len(data) > self.max_file_bytes:
+                    raise _invalid(f"{request.path} is larger than {self.max_file_bytes} bytes")
+            else:
+                data = self._read_lines(file, request.path, line or 1, limit)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _invalid(f"{request.path} is not a UTF-8 text file") from None
+        self._note("read", real)
+        return ReadTextFileResponse(content=text)
+
+    def _read_lines(self, file: Any, path: str, first: int, limit: int | None) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        if limit == 0:
+            return b""
+        for number, raw in enumerate(file, start=1):
+            if number < first:
+                continue
+            size += len(raw)
+            if size > self.max_file_bytes:
+                raise _invalid(f"the requested lines of {path} exceed {self.max_file_bytes} bytes")
+            parts.append(raw)
+            if limit is not None and len(parts) >= limit:
+                break
+        return b"".join(parts)
+
+    def write_text_file(self, request: WriteTextFileRequest) -> WriteTextFileResponse:
+        """``fs/write_text_file``: create or replace a text file (and its parent directories)."""
+        if self.read_only:
+            raise _invalid("this workspace is read-only")
+        try:
+            data = request.content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _invalid("content is not valid Unicode text (lone surrogate)") from None
+        if len(data) > self.max_file_bytes:
+            raise _invalid(f"content is larger than {self.max_file_bytes} bytes")
+        real = self.resolve(request.path)
+        if real in self.roots:
+            raise _invalid(f"{request.path} is a directory")
+        parent = os.path.dirname(real)
+        if not os.path.isdir(parent):
+            try:
+                os.makedirs(parent, exist_ok=True)
+            except OSError as exc:
+                raise _invalid(f"cannot create the parent directory of {request.path}") from exc
+            if not self.contains(os.path.realpath(parent)):  # a link appeared meanwhile
+                raise _invalid(f"refused: {request.path!r} is outside the workspace roots")
+        fd = self._open(request.path, real, os.O_WRONLY | os.O_CREAT)
+        with open(fd, "wb") as file:
+            file.truncate(0)
+            file.write(data)
+        self._note("write", real)
+        return WriteTextFileResponse()
+
+    # ------------------------------------------------------------------ handlers (asyncio)
+    async def read_text_file_async(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
+        """:meth:`read_text_file` on a thread, for ``AcpClient.async_`` builders."""
+        return await asyncio.to_thread(self.read_text_file, request)
+
+    async def write_text_file_async(self, request: WriteTextFileRequest) -> WriteTextFileResponse:
+        """:meth:`write_text_file` on a thread, for ``AcpClient.async_`` builders."""
+        return await asyncio.to_thread(self.write_text_file, request)
+
+    def install(self, builder: _B) -> _B:
+        """Register both handlers on a sync or async client builder; returns the builder."""
+        from .builder import AcpAsyncClientBuilder, AcpSyncClientBuilder
+
+        if isinstance(builder, AcpSyncClientBuilder):
+            builder.read_text_file_handler(self.read_text_file)
+            if not self.read_only:
+                builder.write_text_file_handler(self.write_text_file)
+        elif isinstance(builder, AcpAsyncClientBuilder):
+            builder.read_text_file_handler(self.read_text_file_async)
+            if not self.read_only:
+                builder.write_text_file_handler(self.write_text_file_async)
+        else:
+            raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
+        return builder
+
+    def _note(self, action: str, real: str) -> None:
+        if self._on_access is not None:
+            self._on_access(action, real)
+
+    def __repr__(self) -> str:
+        return f"WorkspaceFileSystem(roots={list(self.roots)!r})"

@@ -1,0 +1,177 @@
+"""Shared pieces of the WebSocket transports: options and limits, close descriptions, URLs.
+
+Holds the validated connection options (message-size cap, keepalive pings, close timeout,
+compression), the text of :class:`TransportClosed` for a WebSocket close, the HTTP path guard
+and ``serve()`` keyword arguments, and the daemon loop-thread runner.
+
+This module is *not* responsible for moving frames (``_websocket_connection``), connecting
+(``_websocket_client``), accepting connections (``_websocket_agent``, ``_websocket_server``),
+nor for checking that ``websockets`` is installed (the public ``rxacp.transport.websocket``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+from websockets.http11 import Request, Response
+
+from rxacp.transport.base import TransportClosed
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "DEFAULT_PATH",
+    "_CLOSE_GRACE",
+    "_SHUTDOWN",
+    "_End",
+    "_Options",
+    "_call",
+    "_check_path",
+    "_describe_close",
+    "_log",
+    "_options",
+    "_path_guard",
+    "_positive_or_none",
+    "_run_loop",
+    "_running_loop",
+    "_serve_kwargs",
+    "_url",
+]
+
+_log = logging.getLogger("rxacp.transport.websocket")
+
+DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
+"""Default cap on one incoming message (16 MiB); larger messages close the connection (1009)."""
+
+DEFAULT_PATH = "/acp"
+"""Default HTTP path of the agent endpoint."""
+
+_SHUTDOWN = "server shutting down"
+_CLOSE_GRACE = 1.0  # extra bound on cross-loop close waits, beyond close_timeout
+
+
+@dataclass(frozen=True)
+class _Options:
+    max_message_size: int
+    ping_interval: float | None
+    ping_timeout: float | None
+    close_timeout: float
+    compression: bool
+
+
+def _options(
+    max_message_size: int,
+    ping_interval: float | None,
+    ping_timeout: float | None,
+    close_timeout: float,
+    compression: bool,
+) -> _Options:
+    if isinstance(max_message_size, bool) or not isinstance(max_message_size, int):
+        raise TypeError(f"max_message_size must be an int (bytes), got {max_message_size!r}")
+    if max_message_size < 1:
+        raise ValueError(f"max_message_size must be positive, got {max_message_size}")
+    for name, value in (("ping_interval", ping_interval), ("ping_timeout", ping_timeout)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be > 0 seconds or None, got {value!r}")
+    if not close_timeout > 0:
+        raise ValueError(f"close_timeout must be > 0 seconds, got {close_timeout!r}")
+    return _Options(max_message_size, ping_interval, ping_timeout, close_timeout, compression)
+
+
+def _positive_or_none(name: str, value: float | None) -> float | None:
+    if value is None or value == 0:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a number of seconds > 0 (or None/0: off), got {value!r}")
+    return float(value)
+
+
+def _describe_close(exc: ConnectionClosed, limit: int) -> TransportClosed:
+    """A readable :class:`TransportClosed` for the end of a WebSocket connection."""
+    sent, rcvd = exc.sent, exc.rcvd
+    if sent is not None and not exc.rcvd_then_sent:  # this side closed first
+        if sent.code == CloseCode.MESSAGE_TOO_BIG:
+            return TransportClosed(
+                f"closed the WebSocket connection with code 1009: an incoming message exceeded "
+                f"max_message_size ({limit} bytes): {sent.reason}"
+            )
+        return TransportClosed(f"this side closed the WebSocket connection: {sent}")
+    if rcvd is not None:
+        return TransportClosed(f"the WebSocket peer closed the connection: {rcvd}")
+    return TransportClosed("the WebSocket connection was lost", error=exc.__cause__ or exc)
+
+
+def _call(fn: Callable[[Any], None], arg: Any) -> None:
+    try:
+        fn(arg)
+    except Exception:
+        _log.exception("frame receiver callback %r failed", fn)
+
+
+class _End:
+    __slots__ = ("info",)
+
+    def __init__(self, info: TransportClosed) -> None:
+        self.info = info
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _path_guard(path: str) -> Callable[[ServerConnection, Request], Response | None]:
+    def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        if urllib.parse.urlsplit(request.path).path == path:
+            return None
+        return connection.respond(HTTPStatus.NOT_FOUND, f"no ACP endpoint here; use {path}\n")
+
+    return process_request
+
+
+def _check_path(path: str) -> None:
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ValueError(f"path must start with '/', got {path!r}")
+
+
+def _url(host: str, port: int, path: str) -> str:
+    return f"ws://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
+def _serve_kwargs(opts: _Options, path: str, extra: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "process_request": _path_guard(path),
+        "max_size": opts.max_message_size,
+        "ping_interval": opts.ping_interval,
+        "ping_timeout": opts.ping_timeout,
+        "close_timeout": opts.close_timeout,
+        "compression": "deflate" if opts.compression else None,
+        **extra,
+    }
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()

@@ -1,0 +1,234 @@
+"""The core of every WebSocket transport: one connection's frames in and out.
+
+:class:`_WebSocketTransport` drives one ``websockets`` connection on its own loop (the *ws
+loop*): it reads messages and hands them to the receiver's loop in arrival order, batched;
+it queues outgoing frames and writes them on the ws loop; it reports the end of the
+connection once, and closes it (bounded by ``close_timeout``) from any loop.
+
+This module is *not* responsible for establishing the connection (the client connects, the
+agent side accepts), for idle timeouts, nor for serving many connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.connection import Connection
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+from websockets.protocol import State
+
+from rxacp.transport._websocket_common import (
+    _CLOSE_GRACE,
+    _call,
+    _describe_close,
+    _End,
+    _log,
+    _Options,
+    _running_loop,
+)
+from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+
+__all__ = ["_WebSocketTransport"]
+
+
+class _WebSocketTransport(AcpTransport):
+    """One WebSocket connection, driven on its own loop (``ws loop``); frames are handed to the
+    receiver's loop (which may be another thread's) in arrival order, batched."""
+
+    def _init_core(self, options: _Options) -> None:
+        self._opts = options
+        self._lock = threading.Lock()
+        self._ws: Connection | None = None
+        self._ws_loop: asyncio.AbstractEventLoop | None = None
+        self._rx_loop: asyncio.AbstractEventLoop | None = None
+        self._receiver: FrameReceiver | None = None
+        self._inbox: list[Any] = []
+        self._in_scheduled = False
+        self._outbox: collections.deque[Any] = collections.deque()
+        self._out_scheduled = False
+        self._out_event: asyncio.Event | None = None
+        self._closed = False  # close() called: sends are dropped
+        self._reported = False  # on_closed delivered
+        self._activity: Callable[[], None] | None = None
+
+    # -- receiving (ws loop → receiver loop) -------------------------------------------------
+    def _attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        with self._lock:
+            if self._receiver is not None:
+                raise RuntimeError(f"{type(self).__name__} started twice")
+            self._rx_loop, self._receiver = loop, receiver
+            pending = self._in_scheduled = bool(self._inbox)
+        if pending:
+            loop.call_soon(self._drain_inbox)
+
+    def _push(self, item: Any) -> None:
+        with self._lock:
+            if self._reported:
+                return
+            self._inbox.append(item)
+            if self._in_scheduled or self._rx_loop is None:
+                return
+            self._in_scheduled = True
+            loop = self._rx_loop
+        try:
+            if loop is self._ws_loop:
+                loop.call_soon(self._drain_inbox)
+            else:
+                loop.call_soon_threadsafe(self._drain_inbox)
+        except RuntimeError:  # the receiving loop is closed: nobody left to tell
+            _log.debug("receiving loop closed; frame dropped")
+
+    def _drain_inbox(self) -> None:
+        with self._lock:
+            items, self._inbox, self._in_scheduled = self._inbox, [], False
+        receiver = self._receiver
+        assert receiver is not None
+        for item in items:
+            if self._reported:
+                return
+            if isinstance(item, _End):
+                self._report(item.info)
+                return
+            _call(receiver.on_frame, item)
+
+    def _report(self, info: TransportClosed) -> None:
+        with self._lock:
+            if self._reported or self._receiver is None:
+                return
+            self._reported = True
+            self._inbox = []
+        _call(self._receiver.on_closed, info)
+
+    # -- sending (receiver loop → ws loop) ---------------------------------------------------
+    def send(self, frame: Frame) -> None:
+        """Queue one message as a text frame (bytes are sent as UTF-8 text); never blocks."""
+        if isinstance(frame, bytearray | memoryview):
+            frame = bytes(frame)
+        elif not isinstance(frame, bytes | str):
+            raise TypeError(f"a WebSocket transport sends bytes or str frames, got {type(frame)}")
+        self._enqueue(frame)
+
+    def _enqueue(self, item: Any) -> bool:
+        with self._lock:
+            if self._closed or self._ws_loop is None or self._out_event is None:
+                return False
+            self._outbox.append(item)
+            if self._out_scheduled:
+                return True
+            self._out_scheduled = True
+            loop, event = self._ws_loop, self._out_event
+        try:
+            if loop is self._rx_loop and loop is _running_loop():
+                event.set()
+            else:
+                loop.call_soon_threadsafe(event.set)
+        except RuntimeError:
+            return False
+        return True
+
+    async def drain(self) -> None:
+        """Wait until every frame queued so far was handed to the socket."""
+        marker: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if self._enqueue(marker):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.wrap_future(marker), self._opts.close_timeout)
+
+    async def _write_loop(self, ws: Connection, event: asyncio.Event) -> None:
+        try:
+            while True:
+                await event.wait()
+                event.clear()
+                with self._lock:
+                    batch = list(self._outbox)
+                    self._outbox.clear()
+                    self._out_scheduled = False
+                for item in batch:
+                    if isinstance(item, concurrent.futures.Future):
+                        item.set_result(None)
+                        continue
+                    await ws.send(item, text=True)
+                    if self._activity is not None:
+                        self._activity()
+        except ConnectionClosed:
+            pass  # the reader reports the close
+        finally:
+            self._release_markers()
+
+    def _release_markers(self) -> None:
+        with self._lock:
+            items = list(self._outbox)
+            self._outbox.clear()
+        for item in items:
+            if isinstance(item, concurrent.futures.Future) and not item.done():
+                item.set_result(None)
+
+    # -- the connection's life (ws loop) -----------------------------------------------------
+    def _bind(self, ws: Connection, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            self._ws, self._ws_loop, self._out_event = ws, loop, asyncio.Event()
+
+    async def _run(self) -> None:
+        """Read until the connection ends (then report it); writes run alongside."""
+        ws, event = self._ws, self._out_event
+        assert ws is not None and event is not None
+        writer = asyncio.get_running_loop().create_task(self._write_loop(ws, event))
+        try:
+            while True:
+                data = await ws.recv(decode=False)
+                if self._activity is not None:
+                    self._activity()
+                self._push(data)
+        except ConnectionClosed as exc:
+            self._push(_End(_describe_close(exc, self._opts.max_message_size)))
+        except Exception as exc:
+            _log.warning("WebSocket read failed", exc_info=True)
+            self._push(_End(TransportClosed("WebSocket read failed", error=exc)))
+            with contextlib.suppress(Exception):
+                await ws.close(CloseCode.INTERNAL_ERROR, "read failed")
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    async def _close_ws(self, code: int, reason: str) -> None:
+        """Close the WebSocket (on its loop, from any loop), bounded by ``close_timeout``."""
+        ws, loop = self._ws, self._ws_loop
+        if ws is None or loop is None or loop.is_closed():
+            return
+        if loop is _running_loop():
+            await ws.close(code, reason)
+            return
+        if ws.state is State.CLOSED:
+            return
+        coro = ws.close(code, reason)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:
+            coro.close()
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                asyncio.wrap_future(future), self._opts.close_timeout + _CLOSE_GRACE
+            )
+
+    async def close(self) -> None:
+        """Close at once: queued frames are dropped, the peer gets close code 1000. Idempotent;
+        ``on_closed`` is reported before this returns."""
+        with self._lock:
+            first = not self._closed
+            self._closed = True
+        self._release_markers()
+        self._report(TransportClosed("closed"))
+        if first:
+            await self._close_ws(CloseCode.NORMAL_CLOSURE, "closed")
+            await self._after_close()
+
+    async def _after_close(self) -> None:
+        """Hook: what a subclass releases after its connection closed."""

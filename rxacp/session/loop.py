@@ -10,8 +10,8 @@ This module is *not* responsible for any protocol state; it only owns the thread
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
-import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -26,6 +26,12 @@ class LoopRunner:
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None, *, name: str = "rxacp-loop"):
         self._owned = loop is None
+        self._queue: collections.deque[Callable[[], Any]] = collections.deque()
+        self._queue_lock = threading.Lock()
+        self._drain_scheduled = False
+        self.batch_hooks: tuple[Callable[[], Any], Callable[[], Any]] | None = None
+        """Optional ``(begin, end)`` called around each batch of queued calls (the session
+        corks its transport there, so the frames one batch writes go out together)."""
         self._thread: threading.Thread | None = None
         self._thread_id: int | None = None
         if loop is None:
@@ -62,17 +68,61 @@ class LoopRunner:
             return False
 
     def call(self, fn: Callable[[], Any]) -> None:
-        """Run ``fn`` on the loop: inline if already there, else via ``call_soon_threadsafe``."""
+        """Run ``fn`` on the loop: inline if already there, else queued (see :meth:`call_later`)."""
         if self.in_loop():
             fn()
         else:
-            with contextlib.suppress(RuntimeError):  # loop closed: nothing left to do there
-                self.loop.call_soon_threadsafe(fn)
+            self._enqueue(fn)
 
     def call_later(self, fn: Callable[[], Any]) -> None:
-        """Queue ``fn`` on the loop (never inline), from any thread."""
-        with contextlib.suppress(RuntimeError):
-            self.loop.call_soon_threadsafe(fn)
+        """Queue ``fn`` on the loop (never inline), from any thread, in call order.
+
+        Calls are batched: one ``call_soon_threadsafe`` (one wake-up of the loop) runs every
+        function queued until the loop gets to it, instead of one wake-up per function (a worker
+        streaming updates queues thousands). Functions run in the order they were queued, also
+        relative to :meth:`call` from other threads (one queue).
+        """
+        self._enqueue(fn)
+
+    def _enqueue(self, fn: Callable[[], Any]) -> None:
+        with self._queue_lock:
+            self._queue.append(fn)
+            if self._drain_scheduled:
+                return
+            self._drain_scheduled = True
+        try:
+            self.loop.call_soon_threadsafe(self._drain)
+        except RuntimeError:  # loop closed: nothing left to do there
+            with self._queue_lock:
+                self._queue.clear()
+                self._drain_scheduled = False
+
+    def _drain(self) -> None:
+        """Run the functions queued so far (loop thread); later ones get their own drain."""
+        queue = self._queue
+        with self._queue_lock:
+            self._drain_scheduled = False
+            count = len(queue)
+        hooks = self.batch_hooks
+        if hooks is not None:
+            hooks[0]()
+        try:
+            for _ in range(count):
+                fn = queue.popleft()
+                try:
+                    fn()
+                except Exception as exc:
+                    self.loop.call_exception_handler(
+                        {"message": f"Exception in callback {fn!r}", "exception": exc}
+                    )
+        finally:
+            if hooks is not None:
+                hooks[1]()
+            if count and queue:  # interrupted by a BaseException: keep the rest going
+                with self._queue_lock:
+                    if not self._drain_scheduled:
+                        self._drain_scheduled = True
+                        self.loop.call_soon(self._drain)
 
     def run(self, coro: Coroutine[Any, Any, _T], timeout: float | None) -> _T:
         """Run ``coro`` on the loop and wait for it from another thread, at most ``timeout`` s."""

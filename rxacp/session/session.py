@@ -55,7 +55,13 @@ from .loop import LoopRunner
 from .observable import AcpObservable
 from .workers import WorkerPool
 
-__all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler"]
+__all__ = [
+    "CANCEL_REQUEST",
+    "AcpSession",
+    "NotificationHandler",
+    "RequestHandler",
+    "SessionStats",
+]
 
 _log = logging.getLogger("rxacp.session")
 _wire = logging.getLogger("rxacp.wire")
@@ -129,6 +135,121 @@ class _Outgoing:
         return True
 
 
+class SessionStats:
+    """What the engine skipped or refused on one connection (counters, written on the loop).
+
+    ``parse_errors``: incoming lines that were not JSON (answered ``-32700``, then skipped);
+    ``invalid_messages``: JSON that is not a JSON-RPC message (answered ``-32600`` if it could
+    be); ``oversized_frames``: lines over the transport's size cap (discarded);
+    ``stray_responses``: responses to unknown or already settled ids (ignored);
+    ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md).
+    """
+
+    __slots__ = (
+        "invalid_messages",
+        "oversized_frames",
+        "parse_errors",
+        "producer_waits",
+        "stray_responses",
+    )
+
+    def __init__(self) -> None:
+        self.parse_errors = 0
+        self.invalid_messages = 0
+        self.oversized_frames = 0
+        self.stray_responses = 0
+        self.producer_waits = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters by name."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __repr__(self) -> str:
+        return f"SessionStats({self.as_dict()})"
+
+
+class _OutboundGate:
+    """Back-pressure for producers on threads other than the loop (docs/reliability.md).
+
+    Closed while the transport reports its write buffer over its high-water mark
+    (:meth:`pause` ... :meth:`resume`, driven by asyncio's ``pause_writing``/``resume_writing``)
+    or while ``limit`` hand-offs to the loop are queued and not yet run. A producer thread waits
+    in :meth:`enter` until it opens; the loop calls :meth:`leave` when it runs the hand-off.
+    The loop thread itself never waits here (it cannot block). :meth:`open_forever` releases
+    every waiter when the connection ends.
+    """
+
+    __slots__ = ("_cond", "_forever", "_limit", "_paused", "_queued", "_stats")
+
+    def __init__(self, limit: int, stats: SessionStats) -> None:
+        self._cond = threading.Condition()
+        self._limit = limit
+        self._queued = 0
+        self._paused = False
+        self._forever = False
+        self._stats = stats
+
+    @property
+    def paused(self) -> bool:
+        return self._paused and not self._forever
+
+    def enter(self) -> None:
+        with self._cond:
+            if not self._forever and (self._paused or self._queued >= self._limit):
+                self._stats.producer_waits += 1
+                while not self._forever and (self._paused or self._queued >= self._limit):
+                    self._cond.wait()
+            self._queued += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._queued -= 1
+            if self._queued < self._limit and not self._paused:
+                self._cond.notify()
+
+    def pause(self) -> None:
+        with self._cond:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    def open_forever(self) -> None:
+        with self._cond:
+            self._forever = True
+            self._cond.notify_all()
+
+
+class _GatedRunner(LoopRunner):
+    """The session's loop runner: hand-offs queued from other threads pass the outbound gate.
+
+    ``call_later`` from a foreign thread is how blocking code (a sync prompt handler's
+    ``send_update``) queues writes, so that is where a producer waits when the outbound buffer
+    is full. Calls made on the loop, and ``call``, are never gated (answers are never held).
+    """
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop | None, *, name: str, gate: _OutboundGate
+    ) -> None:
+        super().__init__(loop, name=name)
+        self._gate = gate
+
+    def call_later(self, fn: Callable[[], Any]) -> None:
+        if self.in_loop():
+            super().call_later(fn)
+            return
+        gate = self._gate
+        gate.enter()
+
+        def run() -> None:
+            gate.leave()
+            fn()
+
+        super().call_later(run)
+
+
 class AcpSession:
     """The JSON-RPC engine of one connection (used by both clients and agents).
 
@@ -140,6 +261,8 @@ class AcpSession:
         scheduler: runs every timer; default ``AsyncIOThreadSafeScheduler`` on the loop.
         loop: an event loop the caller already runs; default: a new loop on a daemon thread.
         max_workers: size of the pool that runs blocking handlers.
+        max_queued_writes: back-pressure bound: how many writes other threads may queue for
+            the loop before they block (see ``docs/reliability.md``).
     """
 
     def __init__(
@@ -151,10 +274,21 @@ class AcpSession:
         scheduler: abc.SchedulerBase | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         max_workers: int = 32,
+        max_queued_writes: int = 1024,
     ) -> None:
+        if isinstance(max_queued_writes, bool) or not isinstance(max_queued_writes, int):
+            raise TypeError(f"max_queued_writes must be an int, got {max_queued_writes!r}")
+        if max_queued_writes < 1:
+            raise ValueError(f"max_queued_writes must be >= 1, got {max_queued_writes}")
         self._transport = transport
         self._role = role
-        self._runner = LoopRunner(loop, name=f"rxacp-{role}-loop")
+        self.stats = SessionStats()
+        """Counters of skipped and refused input, and of producer waits."""
+        self._gate = _OutboundGate(max_queued_writes, self.stats)
+        self._runner: LoopRunner = _GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
+        cork, uncork = getattr(transport, "cork", None), getattr(transport, "uncork", None)
+        if callable(cork) and callable(uncork):  # one write per batch of hand-offs (measured)
+            self._runner.batch_hooks = (cork, uncork)
         self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
             self._runner.loop
         )
@@ -221,6 +355,13 @@ class AcpSession:
         """Incoming requests not answered yet."""
         return len(self._incoming)
 
+    @property
+    def outbound_paused(self) -> bool:
+        """True while the transport's write buffer is over its high-water mark (back-pressure:
+        producer threads calling ``send_notification``/``send_update`` wait; see
+        ``docs/reliability.md``). Loop-thread producers may poll it."""
+        return self._gate.paused
+
     # ------------------------------------------------------------------ registration
     def set_request_handler(self, method: str, handler: RequestHandler) -> None:
         """Register the handler of incoming requests for ``method`` (replacing any)."""
@@ -237,6 +378,7 @@ class AcpSession:
         self._notification_handlers[method] = (handler, ordered)
 
     def has_request_handler(self, method: str) -> bool:
+        """True when incoming ``method`` requests have a handler."""
         return method in self._request_handlers
 
     # ------------------------------------------------------------------ lifecycle
@@ -423,9 +565,11 @@ class AcpSession:
         try:
             msg = jsonrpc.parse_message(frame)
         except jsonrpc.ParseError as exc:
+            self.stats.parse_errors += 1
             self._write_error(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
             return
         except jsonrpc.InvalidMessage as exc:
+            self.stats.invalid_messages += 1
             if exc.answerable:
                 self._write_error(
                     exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
@@ -443,6 +587,7 @@ class AcpSession:
 
     def on_frame_too_large(self, size: int) -> None:
         """Transport callback: an oversized line was discarded."""
+        self.stats.oversized_frames += 1
         _log.warning(
             "%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size
         )
@@ -452,8 +597,17 @@ class AcpSession:
             f"Parse error: message of {size} bytes exceeds the size cap",
         )
 
+    def on_write_paused(self) -> None:
+        """Optional transport callback: the write buffer passed its high-water mark."""
+        self._gate.pause()
+
+    def on_write_resumed(self) -> None:
+        """Optional transport callback: the write buffer drained below its low-water mark."""
+        self._gate.resume()
+
     def on_closed(self, info: TransportClosed) -> None:
         """Transport callback: the incoming stream ended."""
+        self._gate.open_forever()
         reason = info.reason if info.error is None else f"{info.reason}: {info.error}"
         self._shutdown(
             AcpConnectionException(reason, exit_code=info.exit_code, stderr_tail=info.stderr_tail),
@@ -499,8 +653,15 @@ class AcpSession:
         return AcpObservable(subscribe)
 
     def send_notification(self, method: str, params: Any = None) -> None:
-        """Write one notification (from any thread). Dropped with a debug log after close."""
-        self._runner.call(lambda: self._send_notification_on_loop(method, params))
+        """Write one notification (from any thread). Dropped with a debug log after close.
+
+        From a thread other than the loop's it waits while the outbound buffer is full
+        (back-pressure, see ``docs/reliability.md``); on the loop it never blocks.
+        """
+        if self._runner.in_loop():
+            self._send_notification_on_loop(method, params)
+        else:
+            self._runner.call_later(lambda: self._send_notification_on_loop(method, params))
 
     def _send_notification_on_loop(self, method: str, params: Any) -> None:
         if self._state == "closed":
@@ -578,6 +739,7 @@ class AcpSession:
     def _on_response(self, msg: jsonrpc.Response | jsonrpc.ErrorResponse) -> None:
         state = self._pending.pop(msg.id, None) if isinstance(msg.id, int) else None
         if state is None:
+            self.stats.stray_responses += 1
             _log.debug(
                 "%s: ignoring response to unknown or finished request id %r", self._role, msg.id
             )
@@ -699,7 +861,10 @@ class AcpSession:
 
     def _on_cancel_request(self, params: Any) -> None:
         rid = params.get("requestId") if isinstance(params, dict) else None
-        req = self._incoming.get(rid) if rid is not None and not isinstance(rid, bool) else None
+        # only a JSON-RPC id can name a request: a list/object requestId from a hostile peer
+        # must be ignored, not crash the lookup (found by tests/reliability fuzz)
+        valid = isinstance(rid, int | str) and not isinstance(rid, bool)
+        req = self._incoming.get(rid) if valid else None
         if req is None or req.answered:
             _log.debug(
                 "%s: ignoring $/cancel_request for unknown or finished id %r", self._role, rid
@@ -870,6 +1035,7 @@ class AcpSession:
             self._state = "closed"
             self._closed_error = reason
             self._started.set()
+            self._gate.open_forever()  # release producer threads waiting on back-pressure
             pending = list(self._pending.values())
             self._pending.clear()
             for state in pending:

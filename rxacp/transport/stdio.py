@@ -137,6 +137,8 @@ class StdioAcpClientTransport(AcpTransport):
         self._stderr_eof: asyncio.Future[None] | None = None
         self._stdin_lost = False
         self._early: list[bytes] = []  # frames sent before the process was spawned
+        self._cork_depth = 0  # > 0: sends are held in _corked and written as one (see cork())
+        self._corked: list[bytes] = []
         self._closing = False  # close() called or the stream ended: drop sends
         self._closed_reported = False
         self._close_task: asyncio.Task[None] | None = None
@@ -199,13 +201,39 @@ class StdioAcpClientTransport(AcpTransport):
             return
         if self._stdin is None:  # before start() finished spawning: written right after
             self._early.append(line)
+        elif self._cork_depth:
+            self._corked.append(line)
         elif not self._stdin.is_closing():
             self._stdin.write(line)
+
+    def cork(self) -> None:
+        """Hold the frames sent from now on until the matching :meth:`uncork` (loop thread).
+
+        The engine corks while it handles one incoming chunk or one batch of hand-offs, so the
+        frames that batch produces go out in one write (one syscall, one read for the agent).
+        """
+        self._cork_depth += 1
+
+    def uncork(self) -> None:
+        """End one :meth:`cork`; the outermost writes the held frames, in order, at once."""
+        self._cork_depth -= 1
+        if self._cork_depth <= 0:
+            self._cork_depth = 0
+            self._flush_corked()
+
+    def _flush_corked(self) -> None:
+        if self._corked:
+            lines, self._corked = self._corked, []
+            stdin = self._stdin
+            if stdin is not None and not self._stdin_lost and not stdin.is_closing():
+                stdin.write(lines[0] if len(lines) == 1 else b"".join(lines))
 
     async def drain(self) -> None:
         """Wait (bounded by ``close_timeout`` + ``terminate_timeout``) until stdin is flushed."""
         if self._stdin is None:
             return
+        if not self._cork_depth:
+            self._flush_corked()
         bound = max(1.0, self._params.close_timeout + self._params.terminate_timeout)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._drain(), bound)
@@ -222,6 +250,8 @@ class StdioAcpClientTransport(AcpTransport):
     async def close(self) -> None:
         """Close stdin, then SIGTERM and SIGKILL the process group as needed; reap; report."""
         if self._close_task is None:
+            self._cork_depth = 0
+            self._flush_corked()
             self._closing = True
             if self._loop is None or self._transport is None:  # never started, or spawn failed
                 self._closed_reported = True
@@ -296,11 +326,15 @@ class StdioAcpClientTransport(AcpTransport):
             receiver = self._receiver
             if receiver is None or self._closing:
                 return
-            self._framer.dispatch(
-                data,
-                lambda f: _call_safely(receiver.on_frame, f),
-                lambda n: _call_safely(receiver.on_frame_too_large, n),
-            )
+            self.cork()
+            try:
+                self._framer.dispatch(
+                    data,
+                    lambda f: _call_safely(receiver.on_frame, f),
+                    lambda n: _call_safely(receiver.on_frame_too_large, n),
+                )
+            finally:
+                self.uncork()
         elif fd == 2:
             self._stderr.feed(data)
 

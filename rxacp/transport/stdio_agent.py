@@ -112,9 +112,11 @@ class _WriteProtocol(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self._owner._write_resumed.clear()
+        self._owner._notify_flow("on_write_paused")
 
     def resume_writing(self) -> None:
         self._owner._write_resumed.set()
+        self._owner._notify_flow("on_write_resumed")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owner._on_stdout_lost(exc)
@@ -130,6 +132,12 @@ class StdioAcpAgentTransport(AcpTransport):
     duplicate of the original stdout. ``close_streams=True`` also closes the given stream objects
     on :meth:`close` (useful when the transport owns them, e.g. a socket's files). Frames sent
     before :meth:`start` has opened stdout are kept and written first.
+
+    Back-pressure: when more than ``write_buffer_high`` bytes wait to be written to stdout (the
+    client is not reading), the receiver's optional ``on_write_paused()`` is called, and
+    ``on_write_resumed()`` once the buffer drained to ``write_buffer_low`` (default: a quarter
+    of the high mark). :class:`~rxacp.session.AcpSession` then blocks producer threads (see
+    ``docs/reliability.md``); frames are never dropped or reordered.
     """
 
     def __init__(
@@ -140,7 +148,17 @@ class StdioAcpAgentTransport(AcpTransport):
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         guard_stdout: bool = True,
         close_streams: bool = False,
+        write_buffer_high: int = 256 * 1024,
+        write_buffer_low: int | None = None,
     ) -> None:
+        low = write_buffer_high // 4 if write_buffer_low is None else write_buffer_low
+        for name, value in (("write_buffer_high", write_buffer_high), ("write_buffer_low", low)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+        if low > write_buffer_high:
+            raise ValueError(f"write_buffer_low ({low}) must not exceed write_buffer_high")
+        self._write_high = write_buffer_high
+        self._write_low = low
         self._stdin_obj: Any = stdin
         self._stdout_obj: Any = stdout
         self._framer = LineFramer(max_frame_bytes)
@@ -151,6 +169,8 @@ class StdioAcpAgentTransport(AcpTransport):
         self._read_transport: asyncio.ReadTransport | None = None
         self._write_transport: asyncio.WriteTransport | None = None
         self._sync_out: Any = None  # blocking writer when asyncio cannot watch stdout
+        self._cork_depth = 0  # > 0: sends are held in _corked and written as one (see cork())
+        self._corked: list[bytes] = []
         self._write_resumed = asyncio.Event()
         self._thread_stop = threading.Event()
         self._thread_slots = threading.Semaphore(16)
@@ -211,7 +231,7 @@ class StdioAcpAgentTransport(AcpTransport):
             stransport, _ = await loop.create_connection(
                 lambda: _WriteProtocol(self, reads_input=reads_input), sock=sock
             )
-            stransport.set_write_buffer_limits(high=256 * 1024, low=0)
+            stransport.set_write_buffer_limits(high=self._write_high, low=self._write_low)
             self._write_transport = stransport
         elif _is_pollable(proto_fd):
             if os.get_blocking(proto_fd):
@@ -220,7 +240,7 @@ class StdioAcpAgentTransport(AcpTransport):
             transport, _ = await loop.connect_write_pipe(
                 lambda: _WriteProtocol(self, reads_input=False), pipe
             )
-            transport.set_write_buffer_limits(high=256 * 1024, low=0)
+            transport.set_write_buffer_limits(high=self._write_high, low=self._write_low)
             self._write_transport = transport
         else:
             self._sync_out = open(proto_fd, "wb", buffering=0)  # noqa: SIM115
@@ -271,7 +291,31 @@ class StdioAcpAgentTransport(AcpTransport):
         if self._early is not None:  # before (or during) start(): written once stdout is open
             self._early.append(line)
             return
+        if self._cork_depth:
+            self._corked.append(line)
+            return
         self._write(line)
+
+    def cork(self) -> None:
+        """Hold the frames sent from now on until the matching :meth:`uncork` (loop thread).
+
+        The engine corks while it handles one incoming chunk or one batch of hand-offs, so the
+        frames that batch produces (say an update and an answer) go out in one write: one
+        syscall here, one read for the peer (measured: fewer loop turns on both sides).
+        """
+        self._cork_depth += 1
+
+    def uncork(self) -> None:
+        """End one :meth:`cork`; the outermost writes the held frames, in order, at once."""
+        self._cork_depth -= 1
+        if self._cork_depth <= 0:
+            self._cork_depth = 0
+            self._flush_corked()
+
+    def _flush_corked(self) -> None:
+        if self._corked:
+            lines, self._corked = self._corked, []
+            self._write(lines[0] if len(lines) == 1 else b"".join(lines))
 
     def _write(self, line: bytes) -> None:
         if self._write_transport is not None:
@@ -286,6 +330,8 @@ class StdioAcpAgentTransport(AcpTransport):
 
     async def drain(self) -> None:
         """Wait until buffered stdout data is handed to the OS (bounded to 10 s)."""
+        if not self._cork_depth:
+            self._flush_corked()
         wt = self._write_transport
         if wt is None:
             return
@@ -302,6 +348,8 @@ class StdioAcpAgentTransport(AcpTransport):
         if self._closing:
             self._report(TransportClosed("closed"))
             return
+        self._cork_depth = 0
+        self._flush_corked()
         self._closing = True
         self._thread_stop.set()
         self._thread_slots.release()
@@ -341,11 +389,15 @@ class StdioAcpAgentTransport(AcpTransport):
         receiver = self._receiver
         if receiver is None or self._closing:
             return
-        self._framer.dispatch(
-            data,
-            lambda f: _call_safely(receiver.on_frame, f),
-            lambda n: _call_safely(receiver.on_frame_too_large, n),
-        )
+        self.cork()
+        try:
+            self._framer.dispatch(
+                data,
+                lambda f: _call_safely(receiver.on_frame, f),
+                lambda n: _call_safely(receiver.on_frame_too_large, n),
+            )
+        finally:
+            self.uncork()
 
     def _on_eof(self, exc: Exception | None) -> None:
         receiver = self._receiver
@@ -359,8 +411,15 @@ class StdioAcpAgentTransport(AcpTransport):
         )
         self._report(TransportClosed("stdin closed", error=exc))
 
+    def _notify_flow(self, name: str) -> None:
+        """Tell the receiver about back-pressure, if it listens (optional callbacks)."""
+        callback = getattr(self._receiver, name, None)
+        if callback is not None:
+            _call_safely(callback)
+
     def _on_stdout_lost(self, exc: Exception | None) -> None:
         self._write_resumed.set()
+        self._notify_flow("on_write_resumed")
         if self._closing:
             _set_blocking(self._restore_stdout_blocking)
             self._restore_stdout_blocking = None

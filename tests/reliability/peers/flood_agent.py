@@ -1,0 +1,44 @@
+"""An rxacp sync agent for the back-pressure and stdout-guard tests.
+
+Prompt texts: ``flood N SIZE`` sends N agent_message_chunk updates of SIZE characters from the
+worker thread (a blocking producer); ``print`` calls ``print()`` inside the handler (the stdout
+guard must send it to stderr) and answers; anything else is echoed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rxacp import AcpAgent, StdioAcpAgentTransport, SyncPromptContext
+from rxacp.schema import NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse
+
+
+def prompt(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+    words = req.prompt_text().split()
+    if words[:1] == ["flood"]:
+        count, size = int(words[1]), int(words[2])
+        for i in range(count):
+            ctx.send_message(f"{i:09d}" + "x" * max(size - 9, 0))
+    elif words[:1] == ["print"]:
+        print("hello from print() inside a handler")
+        print("{not json either")
+        sys.stdout.flush()
+        ctx.send_message("printed")
+    else:
+        ctx.send_message(req.prompt_text())
+    return PromptResponse.end_turn()
+
+
+def new_session(req: NewSessionRequest) -> NewSessionResponse:
+    return NewSessionResponse(session_id="s1")
+
+
+if __name__ == "__main__":
+    high = int(sys.argv[1]) if len(sys.argv) > 1 else 256 * 1024
+    (
+        AcpAgent.sync(StdioAcpAgentTransport(write_buffer_high=high))
+        .new_session_handler(new_session)
+        .prompt_handler(prompt)
+        .build()
+        .run()
+    )

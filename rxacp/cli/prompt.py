@@ -27,12 +27,11 @@ import time
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..client import AcpClient, AcpSyncClient, CancellationSignal
+from ..client import AcpClient, AcpSyncClient, CancellationSignal, WorkspaceFileSystem
 from ..errors import AcpException, AcpProtocolException
 from ..schema import NewSessionRequest, PromptRequest, RequestPermissionRequest
 from ..schema import RequestPermissionResponse as PermissionResponse
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport
-from .fs import ConfinedFileSystem
 from .render import Style, UpdateRenderer, colors_enabled
 from .wirelog import WireLogTransport
 
@@ -156,7 +155,9 @@ def run(
     if args.log_wire:
         transport = WireLogTransport(transport, args.log_wire)
     renderer = UpdateRenderer(out, err, style)
-    fs = ConfinedFileSystem(cwd, on_access=lambda text: renderer.note(style(f"· {text}", "dim")))
+    fs = WorkspaceFileSystem(
+        cwd, on_access=lambda action, path: renderer.note(style(f"· {action} {path}", "dim"))
+    )
     mode = "yes" if args.yes else "no" if args.no else "ask"
     client = (
         AcpClient.sync(transport)

@@ -1,75 +1,18 @@
-"""The CLI's building blocks: the confined file system, the wire log and the update renderer."""
+"""The CLI's building blocks: the wire log and the update renderer (the workspace file system
+is rxacp.client.WorkspaceFileSystem, tested in tests/reliability/test_workspace_fs.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from rxacp.cli.fs import ConfinedFileSystem
 from rxacp.cli.render import Style, UpdateRenderer
 from rxacp.cli.wirelog import WireLogTransport
-from rxacp.errors import AcpProtocolException
-from rxacp.schema import ReadTextFileRequest, SessionNotification, WriteTextFileRequest
+from rxacp.schema import SessionNotification
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
-
-
-def read(fs: ConfinedFileSystem, path: str, **kw: Any) -> str:
-    return fs.read_text_file(ReadTextFileRequest(session_id="s", path=path, **kw)).content
-
-
-def test_confined_fs_reads_inside_and_honours_line_and_limit(tmp_path: Path) -> None:
-    (tmp_path / "f.txt").write_text("a\nb\nc\nd\n")
-    fs = ConfinedFileSystem(str(tmp_path))
-    assert read(fs, f"{tmp_path}/f.txt") == "a\nb\nc\nd\n"
-    assert read(fs, f"{tmp_path}/f.txt", line=2, limit=2) == "b\nc\n"
-
-
-@pytest.mark.parametrize("path", ["relative.txt", "/etc/passwd", "{root}/../escape.txt"])
-def test_confined_fs_refuses_relative_and_outside_paths_with_invalid_params(
-    tmp_path: Path, path: str
-) -> None:
-    root = tmp_path / "root"
-    root.mkdir()
-    fs = ConfinedFileSystem(str(root))
-    with pytest.raises(AcpProtocolException) as info:
-        read(fs, path.format(root=root))
-    assert info.value.code == -32602
-
-
-def test_confined_fs_refuses_a_symlink_that_escapes_the_root(tmp_path: Path) -> None:
-    root = tmp_path / "root"
-    root.mkdir()
-    (tmp_path / "secret").write_text("x")
-    os.symlink(tmp_path / "secret", root / "link")
-    with pytest.raises(AcpProtocolException) as info:
-        read(ConfinedFileSystem(str(root)), f"{root}/link")
-    assert info.value.code == -32602
-
-
-def test_confined_fs_missing_file_is_resource_not_found(tmp_path: Path) -> None:
-    with pytest.raises(AcpProtocolException) as info:
-        read(ConfinedFileSystem(str(tmp_path)), f"{tmp_path}/missing")
-    assert info.value.code == -32002
-
-
-def test_confined_fs_writes_inside_and_refuses_outside(tmp_path: Path) -> None:
-    fs = ConfinedFileSystem(str(tmp_path / "root"))
-    (tmp_path / "root").mkdir()
-    fs.write_text_file(
-        WriteTextFileRequest(session_id="s", path=f"{tmp_path}/root/n.txt", content="1")
-    )
-    assert (tmp_path / "root" / "n.txt").read_text() == "1"
-    with pytest.raises(AcpProtocolException):
-        fs.write_text_file(
-            WriteTextFileRequest(session_id="s", path=f"{tmp_path}/n.txt", content="1")
-        )
-    assert not (tmp_path / "n.txt").exists()
 
 
 class _Inner(AcpTransport):

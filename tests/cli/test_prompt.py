@@ -57,7 +57,7 @@ def test_fs_read_outside_the_cwd_is_refused_with_invalid_params(
     cwd.mkdir()
     run = rxacp_cli("prompt", "--agent", AGENT, "--cwd", str(cwd), "read", str(outside))
     assert "do not leak" not in run.out
-    assert "-32602" in run.out and "outside the working directory" in run.out
+    assert "-32602" in run.out and "outside the workspace roots" in run.out
 
 
 def test_fs_read_of_a_missing_file_is_resource_not_found(rxacp_cli: Any, tmp_path: Path) -> None:

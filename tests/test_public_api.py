@@ -41,7 +41,7 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp.session": {
         "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook",
         "IncomingNotification", "IncomingRequest", "LoopRunner", "NotificationHandler",
-        "RequestHandler", "WorkerPool", "as_acp_observable", "wait_for",
+        "RequestHandler", "SessionStats", "WorkerPool", "as_acp_observable", "wait_for",
     },
     "rxacp.errors": {
         "AcpCapabilityException", "AcpConnectionException", "AcpErrorCodes", "AcpException",

@@ -8,6 +8,7 @@ from .incoming import CancelRequestHook, IncomingNotification, IncomingRequest
 from .loop import LoopRunner
 from .observable import AcpObservable, as_acp_observable
 from .session import CANCEL_REQUEST, AcpSession, NotificationHandler, RequestHandler
+from .stats import SessionStats
 from .workers import WorkerPool
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "LoopRunner",
     "NotificationHandler",
     "RequestHandler",
+    "SessionStats",
     "WorkerPool",
     "as_acp_observable",
     "wait_for",

@@ -1,0 +1,107 @@
+"""Back-pressure for producers on threads other than the connection's loop.
+
+See ``docs/reliability.md``. This module is *not* responsible for the transport's own buffering;
+it only turns the transport's pause/resume signals and a bound on queued hand-offs into waiting
+producer threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .loop import LoopRunner
+from .stats import SessionStats
+
+__all__ = ["GatedRunner", "OutboundGate"]
+
+
+class OutboundGate:
+    """Back-pressure for producers on threads other than the loop (docs/reliability.md).
+
+    Closed while the transport reports its write buffer over its high-water mark
+    (:meth:`pause` ... :meth:`resume`, driven by asyncio's ``pause_writing``/``resume_writing``)
+    or while ``limit`` hand-offs to the loop are queued and not yet run. A producer thread waits
+    in :meth:`enter` until it opens; the loop calls :meth:`leave` when it runs the hand-off.
+    The loop thread itself never waits here (it cannot block). :meth:`open_forever` releases
+    every waiter when the connection ends.
+    """
+
+    __slots__ = ("_cond", "_forever", "_limit", "_paused", "_queued", "_stats")
+
+    def __init__(self, limit: int, stats: SessionStats) -> None:
+        self._cond = threading.Condition()
+        self._limit = limit
+        self._queued = 0
+        self._paused = False
+        self._forever = False
+        self._stats = stats
+
+    @property
+    def paused(self) -> bool:
+        """True while the transport reports its write buffer full."""
+        return self._paused and not self._forever
+
+    def enter(self) -> None:
+        """Wait (on a producer thread) until a hand-off may be queued, then count it."""
+        with self._cond:
+            if not self._forever and (self._paused or self._queued >= self._limit):
+                self._stats.producer_waits += 1
+                while not self._forever and (self._paused or self._queued >= self._limit):
+                    self._cond.wait()
+            self._queued += 1
+
+    def leave(self) -> None:
+        """The loop ran one queued hand-off."""
+        with self._cond:
+            self._queued -= 1
+            if self._queued < self._limit and not self._paused:
+                self._cond.notify()
+
+    def pause(self) -> None:
+        """The transport's write buffer went over its high-water mark."""
+        with self._cond:
+            self._paused = True
+
+    def resume(self) -> None:
+        """The transport's write buffer drained below its low-water mark."""
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    def open_forever(self) -> None:
+        """The connection ended: release every waiting producer, never block again."""
+        with self._cond:
+            self._forever = True
+            self._cond.notify_all()
+
+
+class GatedRunner(LoopRunner):
+    """The session's loop runner: hand-offs queued from other threads pass the outbound gate.
+
+    ``call_later`` from a foreign thread is how blocking code (a sync prompt handler's
+    ``send_update``) queues writes, so that is where a producer waits when the outbound buffer
+    is full. Calls made on the loop, and ``call``, are never gated (answers are never held).
+    """
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop | None, *, name: str, gate: OutboundGate
+    ) -> None:
+        super().__init__(loop, name=name)
+        self._gate = gate
+
+    def call_later(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` on the loop; a producer thread first waits for the gate to open."""
+        if self.in_loop():
+            super().call_later(fn)
+            return
+        gate = self._gate
+        gate.enter()
+
+        def run() -> None:
+            gate.leave()
+            fn()
+
+        super().call_later(run)

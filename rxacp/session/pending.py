@@ -1,0 +1,71 @@
+"""One outgoing request from subscription to settlement, and the model → wire helper.
+
+This module is *not* responsible for sending or routing (see ``requests.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pydantic
+from reactivex import abc
+
+__all__ = ["PendingRequest", "to_wire_value"]
+
+
+def to_wire_value(value: Any) -> Any:
+    """A model as its wire JSON (``to_wire()``); any other value unchanged."""
+    to_wire = getattr(value, "to_wire", None)
+    if to_wire is not None:
+        return to_wire()
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value
+
+
+class PendingRequest:
+    """One outgoing request from subscription to settlement."""
+
+    __slots__ = (
+        "done",
+        "id",
+        "lock",
+        "method",
+        "observer",
+        "params",
+        "result_type",
+        "timeout",
+        "timer",
+        "written",
+    )
+
+    def __init__(
+        self,
+        method: str,
+        params: Any,
+        result_type: Any,
+        observer: abc.ObserverBase[Any],
+        timeout: float | None,
+    ) -> None:
+        self.method = method
+        self.params = params
+        self.result_type = result_type
+        self.observer = observer
+        self.timeout = timeout
+        self.id: int | None = None
+        self.done = False
+        self.written = False
+        self.timer: abc.DisposableBase | None = None
+        self.lock = threading.Lock()
+
+    def claim(self) -> bool:
+        """Settle it once: True for the first caller (answer, dispose, timeout or close)."""
+        with self.lock:
+            if self.done:
+                return False
+            self.done = True
+        timer, self.timer = self.timer, None
+        if timer is not None:
+            timer.dispose()
+        return True

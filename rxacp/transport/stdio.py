@@ -25,6 +25,7 @@ from typing import Any, cast
 from rxacp.errors import AcpConnectionException
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+from rxacp.transport.cork import CorkedWrites
 from rxacp.transport.framing import LineFramer, frame_to_line
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
 
@@ -111,7 +112,7 @@ class _ClientProtocol(asyncio.SubprocessProtocol):
         self._owner._write_resumed.set()
 
 
-class StdioAcpClientTransport(AcpTransport):
+class StdioAcpClientTransport(CorkedWrites, AcpTransport):
     """Client side of stdio: spawn the agent and speak newline-delimited frames over its pipes.
 
     The agent runs in a new session/process group so :meth:`close` can terminate it together
@@ -137,8 +138,7 @@ class StdioAcpClientTransport(AcpTransport):
         self._stderr_eof: asyncio.Future[None] | None = None
         self._stdin_lost = False
         self._early: list[bytes] = []  # frames sent before the process was spawned
-        self._cork_depth = 0  # > 0: sends are held in _corked and written as one (see cork())
-        self._corked: list[bytes] = []
+        self._init_cork()
         self._closing = False  # close() called or the stream ended: drop sends
         self._closed_reported = False
         self._close_task: asyncio.Task[None] | None = None
@@ -201,32 +201,15 @@ class StdioAcpClientTransport(AcpTransport):
             return
         if self._stdin is None:  # before start() finished spawning: written right after
             self._early.append(line)
-        elif self._cork_depth:
-            self._corked.append(line)
+        elif self._hold(line):
+            pass
         elif not self._stdin.is_closing():
             self._stdin.write(line)
 
-    def cork(self) -> None:
-        """Hold the frames sent from now on until the matching :meth:`uncork` (loop thread).
-
-        The engine corks while it handles one incoming chunk or one batch of hand-offs, so the
-        frames that batch produces go out in one write (one syscall, one read for the agent).
-        """
-        self._cork_depth += 1
-
-    def uncork(self) -> None:
-        """End one :meth:`cork`; the outermost writes the held frames, in order, at once."""
-        self._cork_depth -= 1
-        if self._cork_depth <= 0:
-            self._cork_depth = 0
-            self._flush_corked()
-
-    def _flush_corked(self) -> None:
-        if self._corked:
-            lines, self._corked = self._corked, []
-            stdin = self._stdin
-            if stdin is not None and not self._stdin_lost and not stdin.is_closing():
-                stdin.write(lines[0] if len(lines) == 1 else b"".join(lines))
+    def _write_corked(self, data: bytes) -> None:
+        stdin = self._stdin
+        if stdin is not None and not self._stdin_lost and not stdin.is_closing():
+            stdin.write(data)
 
     async def drain(self) -> None:
         """Wait (bounded by ``close_timeout`` + ``terminate_timeout``) until stdin is flushed."""
@@ -250,8 +233,7 @@ class StdioAcpClientTransport(AcpTransport):
     async def close(self) -> None:
         """Close stdin, then SIGTERM and SIGKILL the process group as needed; reap; report."""
         if self._close_task is None:
-            self._cork_depth = 0
-            self._flush_corked()
+            self._uncork_all()
             self._closing = True
             if self._loop is None or self._transport is None:  # never started, or spawn failed
                 self._closed_reported = True

@@ -28,6 +28,7 @@ from rxacp.transport.base import (
     FrameReceiver,
     TransportClosed,
 )
+from rxacp.transport.cork import CorkedWrites
 from rxacp.transport.framing import LineFramer, frame_to_line
 
 __all__ = ["StdioAcpAgentTransport"]
@@ -122,7 +123,7 @@ class _WriteProtocol(asyncio.Protocol):
         self._owner._on_stdout_lost(exc)
 
 
-class StdioAcpAgentTransport(AcpTransport):
+class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
     """Agent side of stdio: read frames from stdin, write frames to stdout.
 
     Defaults to the process's ``sys.stdin.buffer``/``sys.stdout.buffer``. Pipes, sockets and
@@ -169,8 +170,7 @@ class StdioAcpAgentTransport(AcpTransport):
         self._read_transport: asyncio.ReadTransport | None = None
         self._write_transport: asyncio.WriteTransport | None = None
         self._sync_out: Any = None  # blocking writer when asyncio cannot watch stdout
-        self._cork_depth = 0  # > 0: sends are held in _corked and written as one (see cork())
-        self._corked: list[bytes] = []
+        self._init_cork()
         self._write_resumed = asyncio.Event()
         self._thread_stop = threading.Event()
         self._thread_slots = threading.Semaphore(16)
@@ -291,31 +291,11 @@ class StdioAcpAgentTransport(AcpTransport):
         if self._early is not None:  # before (or during) start(): written once stdout is open
             self._early.append(line)
             return
-        if self._cork_depth:
-            self._corked.append(line)
-            return
-        self._write(line)
+        if not self._hold(line):
+            self._write(line)
 
-    def cork(self) -> None:
-        """Hold the frames sent from now on until the matching :meth:`uncork` (loop thread).
-
-        The engine corks while it handles one incoming chunk or one batch of hand-offs, so the
-        frames that batch produces (say an update and an answer) go out in one write: one
-        syscall here, one read for the peer (measured: fewer loop turns on both sides).
-        """
-        self._cork_depth += 1
-
-    def uncork(self) -> None:
-        """End one :meth:`cork`; the outermost writes the held frames, in order, at once."""
-        self._cork_depth -= 1
-        if self._cork_depth <= 0:
-            self._cork_depth = 0
-            self._flush_corked()
-
-    def _flush_corked(self) -> None:
-        if self._corked:
-            lines, self._corked = self._corked, []
-            self._write(lines[0] if len(lines) == 1 else b"".join(lines))
+    def _write_corked(self, data: bytes) -> None:
+        self._write(data)
 
     def _write(self, line: bytes) -> None:
         if self._write_transport is not None:
@@ -348,8 +328,7 @@ class StdioAcpAgentTransport(AcpTransport):
         if self._closing:
             self._report(TransportClosed("closed"))
             return
-        self._cork_depth = 0
-        self._flush_corked()
+        self._uncork_all()
         self._closing = True
         self._thread_stop.set()
         self._thread_slots.release()

@@ -41,6 +41,14 @@ def figure(record_property: Callable[[str, Any], None], request: pytest.FixtureR
     return record
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long variants run for minutes: lift the per-test timeout to an hour for them."""
+    if LONG:
+        for item in items:
+            if "tests/reliability" in str(item.fspath).replace(os.sep, "/"):
+                item.add_marker(pytest.mark.timeout(3600))
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if not FIGURES:
         return

@@ -228,11 +228,18 @@ class AgentCore:
         assert self._context_factory is not None
         context = self._context_factory(turn)
         user = self.config.handlers["session/prompt"]
+        if self.blocking:
+            turn.start(self.session.run_blocking(lambda: user(request, context)))
+            return
         try:
-            source = self._invoke(user, request, context)
+            value = user(request, context)
         except Exception as exc:
-            source = reactivex.throw(exc)
-        turn.start(source)
+            turn.finish_now(error=exc)
+            return
+        if isinstance(value, reactivex.Observable) or inspect.isawaitable(value):
+            turn.start(as_observable(value))
+        else:  # a plain value: the answer, without an Rx subscription
+            turn.finish_now(result=value)
 
     def _cancel(self, note: IncomingNotification) -> None:
         spec = METHODS["session/cancel"]

@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
+from reactivex.observer.autodetachobserver import AutoDetachObserver
 
 from .._durations import iso8601_duration
 from ..errors import AcpErrorCodes, AcpProtocolException
@@ -65,6 +66,72 @@ CANCEL_REQUEST = "$/cancel_request"
 GRACE_PERIOD = "grace period"
 MAX_DURATION = "max prompt duration"
 CONNECTION_CLOSED = "connection closed"
+
+
+_REASON_WIRE: dict[str, dict[str, Any]] = {}
+_REASON_WIRE_MAX = 32  # stop reasons are a small closed set; bound the cache anyway
+
+
+def _plain_wire(result: Any) -> Any:
+    """A ``PromptResponse`` that only carries a stop reason, as a fresh copy of its cached wire
+    dict (skips the serializer for the common answer); anything else unchanged."""
+    if (
+        type(result) is PromptResponse
+        and result.model_fields_set == {"stop_reason"}
+        and not result.__pydantic_extra__
+        and type(result.stop_reason) is str
+    ):
+        wire = _REASON_WIRE.get(result.stop_reason)
+        if wire is None:
+            wire = result.to_wire()
+            if len(_REASON_WIRE) < _REASON_WIRE_MAX:
+                _REASON_WIRE[result.stop_reason] = wire
+        return dict(wire)
+    return result
+
+
+_JUST_CODE = cast(Any, reactivex.just(None))._subscribe.__code__
+_JUST_KNOWN = _JUST_CODE.co_freevars == ("scheduler", "value")  # else: no fast path
+
+
+def _just_value(source: reactivex.Observable[Any]) -> tuple[bool, Any]:
+    """``(True, v)`` when ``source`` is a plain ``reactivex.just(v)`` (``return_value``) without
+    a scheduler — it emits ``v`` and completes synchronously when subscribed, so the turn can
+    take ``v`` without a subscription and its trampoline; else ``(False, None)``."""
+    if not _JUST_KNOWN or type(source) is not reactivex.Observable:
+        return False, None
+    fn: Any = cast(Any, source)._subscribe
+    if getattr(fn, "__code__", None) is not _JUST_CODE:
+        return False, None
+    scheduler_cell, value_cell = fn.__closure__
+    if scheduler_cell.cell_contents is not None:
+        return False, None
+    return True, value_cell.cell_contents
+
+
+def _subscribe_lean(
+    source: reactivex.Observable[Any],
+    on_next: Any,
+    on_error: Any,
+    on_completed: Any,
+) -> abc.DisposableBase:
+    """Subscribe without the outermost current-thread trampoline reactivex sets up in
+    ``Observable.subscribe`` (the turn's state machine already tolerates emissions before the
+    subscription is assigned; inner operators still set up their own trampolines). The
+    observer is an ``AutoDetachObserver`` as in ``Observable.subscribe``."""
+    if isinstance(source, AcpObservable):
+        return source.subscribe(on_next, on_error, on_completed)
+    detach: AutoDetachObserver[Any] = AutoDetachObserver(on_next, on_error, on_completed)
+    try:
+        subscription: Any = source._subscribe_core(detach, None)
+    except Exception as exc:
+        if not detach.fail(exc):
+            raise
+    else:
+        if not hasattr(subscription, "dispose"):  # a bare dispose function
+            subscription = Disposable(subscription)
+        detach.subscription = subscription
+    return Disposable(detach.dispose)
 
 
 class PromptTurn:
@@ -98,8 +165,12 @@ class PromptTurn:
             self._max_timer = self._core.session.scheduler.schedule_relative(
                 max_seconds, lambda _s, _st: self._on_loop(self._on_max_duration)
             )
+        known, value = _just_value(source)
+        if known:
+            self._on_result(value)
+            return
         try:
-            sub = source.subscribe(self._on_result, self._on_error, self._on_completed)
+            sub = _subscribe_lean(source, self._on_result, self._on_error, self._on_completed)
         except Exception as exc:
             self._on_error(exc)
             return
@@ -107,6 +178,14 @@ class PromptTurn:
             sub.dispose()
         else:
             self._handler_sub = sub
+
+    def finish_now(self, result: Any = None, error: BaseException | None = None) -> None:
+        """The handler answered synchronously with a plain value (or raised): answer at once,
+        without subscribing anything (same answer as ``start(reactivex.of(result))``)."""
+        if error is not None:
+            self._answer(error=error)
+        else:
+            self._answer(result=result)
 
     def _on_loop(self, fn: Any) -> None:
         self._core.session.runner.call(fn)
@@ -198,24 +277,27 @@ class PromptTurn:
     def _respond(self, result: Any, error: BaseException | None) -> None:
         if self.session_cancelled:
             meta = getattr(result, "meta", None) if isinstance(result, PromptResponse) else None
+            if meta is None:
+                self.incoming.respond({"stopReason": "cancelled"})
+                return
             response = PromptResponse.cancelled()
-            if meta is not None:
-                response.meta = meta
+            response.meta = meta
             self.incoming.respond(response)
         elif error is not None:
             self.incoming.respond_error(error)
         elif result is None:
-            self.incoming.respond(PromptResponse.end_turn())
+            self.incoming.respond({"stopReason": "end_turn"})
         else:
-            self.incoming.respond(result)
+            self.incoming.respond(_plain_wire(result))
 
     def _teardown(self) -> None:
-        for attr in ("_grace_timer", "_max_timer", "_handler_sub"):
-            disposable = getattr(self, attr)
+        grace, max_timer, handler = self._grace_timer, self._max_timer, self._handler_sub
+        self._grace_timer = self._max_timer = self._handler_sub = None
+        for disposable in (grace, max_timer, handler):
             if disposable is not None:
-                setattr(self, attr, None)
                 disposable.dispose()
-        self._dispose_children()
+        if self._children:  # children register under the lock and re-check the signal after
+            self._dispose_children()
         self._core.turn_finished(self)
 
     # ------------------------------------------------------------------ updates and children

@@ -18,9 +18,7 @@ import asyncio
 from types import TracebackType
 from typing import Any
 
-from reactivex import abc
 from reactivex import operators as ops
-from reactivex.disposable import Disposable
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
@@ -156,20 +154,11 @@ class AcpAsyncClient:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
         spec = m.METHODS[method]
         params = coerce(spec, request)
-
-        def subscribe(
-            observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            try:
-                self._gate(spec, params)
-            except AcpCapabilityException as exc:
-                observer.on_error(exc)
-                return Disposable()
-            kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
-            source = self._session.send_request(method, params, spec.result_type, **kwargs)
-            return source.subscribe(observer, scheduler=scheduler)
-
-        return AcpObservable(subscribe)
+        kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
+        # one Observable: the gate runs at each subscription, before anything is sent
+        return self._session.send_request(
+            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+        )
 
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities

@@ -134,7 +134,10 @@ class IncomingDispatch:
         subscription.dispose()
 
     def _write_answer(self, req: IncomingRequest, result: Any = None, error: Any = None) -> None:
-        self._runner.call(lambda: self._write_answer_on_loop(req, result, error))
+        if self._runner.in_loop():
+            self._write_answer_on_loop(req, result, error)
+        else:
+            self._runner.call(lambda: self._write_answer_on_loop(req, result, error))
 
     def _write_answer_on_loop(self, req: IncomingRequest, result: Any, error: Any) -> None:
         if self._incoming.get(req.id) is req:

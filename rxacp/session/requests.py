@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic
@@ -73,6 +74,7 @@ class OutgoingRequests:
         result_type: Any = None,
         *,
         timeout: Duration | None = _DEFAULT,
+        before: Callable[[], object] | None = None,
     ) -> AcpObservable[Any]:
         """A cold Observable of one request's answer.
 
@@ -85,6 +87,8 @@ class OutgoingRequests:
             dispose    ──────X  → $/cancel_request sent once (if written and unanswered)
 
         ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
+        ``before`` runs at each subscription before anything is sent (a precondition such as
+        a capability gate): when it raises, that error ends the Observable and nothing is sent.
         """
         seconds = (
             self._request_timeout if timeout is _DEFAULT else to_seconds(timeout, name="timeout")
@@ -93,6 +97,12 @@ class OutgoingRequests:
         def subscribe(
             observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
+            if before is not None:
+                try:
+                    before()
+                except Exception as exc:
+                    observer.on_error(exc)
+                    return Disposable()
             state = PendingRequest(method, params, result_type, observer, seconds)
             if self._state == "closed":
                 # the loop may already be stopped: settle here, on the caller's thread

@@ -543,3 +543,40 @@ def test_a_handler_that_answers_synchronously_on_cancel_cannot_claim_the_sdk_ans
     answer = h.next()
     assert answer["id"] == rid and answer["error"]["code"] == -32800
     assert h.idle()
+
+
+@pytest.mark.parametrize(
+    "returns",
+    ["plain value", "raises", "just", "just on a scheduler", "coroutine"],
+)
+def test_every_kind_of_async_handler_result_is_answered_once_and_in_order(
+    harnesses: list[AgentHarness], returns: str
+) -> None:
+    from reactivex.scheduler import ImmediateScheduler
+
+    def async_h(req: PromptRequest, ctx: PromptContext) -> Any:
+        ctx.send_message("first")
+        reply = PromptResponse(stop_reason="max_tokens")
+        if returns == "plain value":
+            return reply
+        if returns == "raises":
+            raise AcpProtocolException(-32002, "gone")
+        if returns == "just":
+            return reactivex.just(reply)
+        if returns == "just on a scheduler":
+            return reactivex.just(reply, ImmediateScheduler())
+
+        async def later() -> PromptResponse:
+            return reply
+
+        return later()
+
+    h = make(harnesses, "async", async_h)
+    rid = h.prompt()
+    updates, answer = h.next_answer()
+    assert [u["params"]["update"]["content"]["text"] for u in updates] == ["first"]
+    if returns == "raises":
+        assert answer["id"] == rid and answer["error"]["code"] == -32002
+    else:
+        assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "max_tokens"}}
+    assert h.idle() and h.agent.active_turns == 0

@@ -295,3 +295,21 @@ def test_a_request_subscribed_after_close_errors_at_once_even_though_the_loop_is
     rec.subscribe(session.send_request("m", {}))
     assert rec.done.is_set(), "must settle synchronously: no loop is left to do it"
     assert isinstance(rec.error, AcpConnectionException)
+
+
+def test_a_failing_precondition_errors_the_request_and_sends_nothing(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+
+    def gate() -> None:
+        raise AcpProtocolException(-32601, "not advertised")
+
+    rec = Recorder()
+    rec.subscribe(session.send_request("m", {}, before=gate))
+    rec.wait()
+    assert isinstance(rec.error, AcpProtocolException) and rec.error.message == "not advertised"
+    assert peer.nothing_sent(session)
+    ok = Recorder()
+    ok.subscribe(session.send_request("m", {}, before=lambda: None))
+    assert peer.sent()["method"] == "m"

@@ -11,7 +11,6 @@ This module is *not* responsible for any protocol logic: everything is delegated
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -19,7 +18,6 @@ import reactivex
 
 from .._durations import Duration
 from ..capabilities import NegotiatedCapabilities
-from ..errors import AcpTimeoutException
 from ..schema import (
     AuthenticateRequest,
     AuthenticateResponse,
@@ -57,7 +55,8 @@ from ..schema.unstable import (
     SetProviderRequest,
     SetProviderResponse,
 )
-from ..session import AcpSession
+from ..session import AcpSession, wait_for
+from ..session.blocking import Waiter
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 
@@ -67,13 +66,6 @@ _T = TypeVar("_T")
 
 WAIT_SLACK_SECONDS = 5.0
 """Extra time a blocking call waits beyond the engine's own timeout before giving up."""
-
-Waiter = Callable[[threading.Event, "float | None"], bool]
-"""Blocks until the event is set or the timeout passed; returns whether it was set."""
-
-
-def _default_wait(event: threading.Event, timeout: float | None) -> bool:
-    return event.wait(timeout)
 
 
 class AcpSyncClient:
@@ -92,7 +84,7 @@ class AcpSyncClient:
     def __init__(self, delegate: AcpAsyncClient, *, request_timeout: float | None) -> None:
         self._async = delegate
         self._request_timeout = request_timeout
-        self._wait: Waiter = _default_wait
+        self._wait: Waiter = threading.Event.wait
 
     # ------------------------------------------------------------------ plumbing
     def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
@@ -101,29 +93,8 @@ class AcpSyncClient:
                 f"AcpSyncClient.{what} called on the connection's own loop thread (from a consumer "
                 "or async handler); it would wait for itself. Use the async client there."
             )
-        done = threading.Event()
-        box: dict[str, Any] = {}
-
-        def on_next(value: _T) -> None:
-            box["value"] = value
-
-        def on_error(error: Exception) -> None:
-            box["error"] = error
-            done.set()
-
-        subscription = source.subscribe(on_next, on_error, done.set)
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS
-        try:
-            finished = self._wait(done, limit)
-        except BaseException:
-            subscription.dispose()
-            raise
-        if not finished:
-            subscription.dispose()
-            raise AcpTimeoutException(what, limit or 0.0)
-        if "error" in box:
-            raise box["error"]
-        return cast(_T, box.get("value"))
+        return cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
 
     def _request(self, source: reactivex.Observable[_T], what: str) -> _T:
         return self._block(source, what, self._request_timeout)

@@ -11,22 +11,35 @@ This module is *not* responsible for what is being waited for.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import reactivex
 
 from ..errors import AcpTimeoutException
 
-__all__ = ["wait_for"]
+__all__ = ["Waiter", "wait_for"]
+
+Waiter = Callable[[threading.Event, "float | None"], bool]
+"""Blocks until the event is set or the timeout passed; returns whether it was set."""
+
+
+def _event_wait(event: threading.Event, timeout: float | None) -> bool:
+    return event.wait(timeout)
 
 
 def wait_for(
-    source: reactivex.Observable[Any], timeout: float | None, *, what: str = "call"
+    source: reactivex.Observable[Any],
+    timeout: float | None,
+    *,
+    what: str = "call",
+    waiter: Waiter = _event_wait,
 ) -> Any:
     """Subscribe, wait for the last value (``None`` if empty) or raise the error.
 
     Raises :class:`AcpTimeoutException` if nothing ends the Observable within ``timeout``
     seconds (``None``: wait forever). Disposes the subscription on timeout or interruption.
+    ``waiter`` performs the wait (a test seam: it may raise to simulate Ctrl-C).
     """
     done = threading.Event()
     box: dict[str, Any] = {}
@@ -40,7 +53,7 @@ def wait_for(
 
     subscription = source.subscribe(on_next, on_error, done.set)
     try:
-        if not done.wait(timeout):
+        if not waiter(done, timeout):
             raise AcpTimeoutException(what, timeout or 0.0)
     except BaseException:
         subscription.dispose()

@@ -12,7 +12,8 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp": {
         "AcpAgent", "AcpAsyncAgent", "AcpAsyncClient", "AcpCapabilityException", "AcpClient",
         "AcpConnectionException", "AcpErrorCodes", "AcpException", "AcpProtocolException",
-        "AcpProtocolVersionException", "AcpSyncAgent", "AcpSyncClient", "AcpTimeoutException", "AcpTransport", "AgentParameters",
+        "AcpProtocolVersionException", "AcpSyncAgent", "AcpSyncClient", "AcpTimeoutException",
+        "AcpTransport", "AgentParameters",
         "CancellationSignal", "CommandResult", "NegotiatedCapabilities", "PromptContext",
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DEMO_COMMAND = 'pip install -e . && rxacp demo'
+DEMO_COMMAND = "pip install -e . && rxacp demo"
 TEST_COMMAND = 'pip install -e ".[dev]" && python -m pytest'
 
 

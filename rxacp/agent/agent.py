@@ -38,7 +38,7 @@ from ..schema import (
     WriteTextFileResponse,
 )
 from ..session import AcpObservable, AcpSession, wait_for
-from ._ext import check_ext_method
+from ..session.adapters import check_ext_method
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
 

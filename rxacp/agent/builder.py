@@ -19,8 +19,8 @@ from reactivex import abc
 
 from .._durations import Duration, to_seconds
 from ..schema import AgentCapabilities, Implementation, PromptCapabilities
+from ..session.adapters import check_ext_method
 from ..transport.base import AcpTransport
-from ._ext import check_ext_method
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig
 
@@ -184,13 +184,13 @@ class AcpAgentBuilder(Generic[_A]):
 
     def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
         """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
-        check_ext_method(method)
+        check_ext_method(method, "ext_request_handler")
         self._config.ext_requests[method] = fn
         return self
 
     def ext_notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
         """An extension notification (``method`` must start with ``_``)."""
-        check_ext_method(method)
+        check_ext_method(method, "ext_notification_handler")
         self._config.ext_notifications[method] = fn
         return self
 

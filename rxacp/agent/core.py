@@ -35,6 +35,7 @@ from ..schema import (
 )
 from ..schema.methods import METHODS, MethodSpec
 from ..session import AcpObservable, AcpSession, IncomingNotification, IncomingRequest
+from ..session.adapters import as_observable
 from ..transport.base import AcpTransport
 from .turn import SESSION_CLOSE, PromptTurn
 
@@ -345,21 +346,3 @@ def empty_result(result_type: Any, value: Any) -> Any:
         raise AcpProtocolException.internal_error(
             f"handler returned None but {result_type.__name__} has required fields"
         ) from exc
-
-
-def as_observable(value: Any) -> reactivex.Observable[Any]:
-    """An async handler's return value as an Observable (Observable, awaitable or plain value).
-
-    ``value`` → ``-value|``; an awaitable → its result when it completes.
-    """
-    if isinstance(value, reactivex.Observable):
-        return value
-    if inspect.isawaitable(value):
-        return reactivex.from_future(_ensure_future(value))
-    return reactivex.of(value)
-
-
-def _ensure_future(awaitable: Any) -> Any:
-    import asyncio
-
-    return asyncio.ensure_future(awaitable)

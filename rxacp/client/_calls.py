@@ -25,7 +25,6 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "AcpProtocolVersionException",
     "RequestLike",
-    "check_ext",
     "coerce",
     "completed",
     "stoppable",
@@ -112,11 +111,6 @@ def stoppable(
         return Disposable(dispose)
 
     return AcpObservable(subscribe)
-
-
-def check_ext(method: str) -> None:
-    if not isinstance(method, str) or not method.startswith("_"):
-        raise ValueError(f"extension method names must start with '_', got {method!r}")
 
 
 def completed() -> AcpObservable[Any]:

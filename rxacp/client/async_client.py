@@ -63,13 +63,13 @@ from ..schema.unstable import (
     SetProviderResponse,
 )
 from ..session import AcpObservable, AcpSession
+from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
     LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     AcpProtocolVersionException,
     RequestLike,
-    check_ext,
     coerce,
     completed,
     stoppable,
@@ -399,7 +399,7 @@ class AcpAsyncClient:
 
         ──request──▶ ─────R|       (R: the result JSON)
         """
-        check_ext(method)
+        check_ext_method(method)
         return self._session.send_request(method, {} if params is None else params, None)
 
     def ext_notification(self, method: str, params: Any = None) -> AcpObservable[Any]:
@@ -408,7 +408,7 @@ class AcpAsyncClient:
 
             call ──notification──▶   returns: |
         """
-        check_ext(method)
+        check_ext_method(method)
         self._session.send_notification(method, {} if params is None else params)
         return completed()
 

@@ -48,6 +48,7 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpSession
+from ..session.adapters import check_ext_method
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
@@ -102,15 +103,6 @@ def _wire(value: Any, model: type[AcpModel], option: str) -> dict[str, Any]:
 def _callable(fn: Any, option: str) -> None:
     if not callable(fn):
         raise TypeError(f"{option} takes a callable, not {type(fn).__name__}")
-
-
-def _ext_name(method: Any, option: str) -> str:
-    if not isinstance(method, str) or not method.startswith("_"):
-        raise ValueError(
-            f"{option}: extension method names must start with '_' (e.g. '_myorg/ping'), "
-            f"got {method!r}"
-        )
-    return method
 
 
 class _ClientBuilderBase(Generic[_Client]):
@@ -202,7 +194,9 @@ class _ClientBuilderBase(Generic[_Client]):
         Runs on the connection's loop, in order with other notifications; must not block.
         """
         _callable(handler, "ext_notification_handler")
-        self._handlers.ext_notifications[_ext_name(method, "ext_notification_handler")] = handler
+        self._handlers.ext_notifications[check_ext_method(method, "ext_notification_handler")] = (
+            handler
+        )
         return self
 
     def _request_handler(self, method: str, handler: Callable[..., Any]) -> Self:
@@ -212,7 +206,7 @@ class _ClientBuilderBase(Generic[_Client]):
 
     def _ext_request(self, method: str, handler: Callable[[Any], Any]) -> Self:
         _callable(handler, "ext_request_handler")
-        self._handlers.ext_requests[_ext_name(method, "ext_request_handler")] = handler
+        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
         return self
 
     # ------------------------------------------------------------------ build

@@ -19,7 +19,6 @@ for deciding when to cancel (the client does).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -44,6 +43,7 @@ from ..schema.methods import (
     MethodSpec,
 )
 from ..session import AcpSession, IncomingNotification, IncomingRequest
+from ..session.adapters import as_observable
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -203,21 +203,12 @@ def _hint(method: str) -> str | None:
     return None
 
 
-def _to_observable(value: Any) -> reactivex.Observable[Any]:
-    """An async handler's return value as an Observable (loop thread)."""
-    if isinstance(value, reactivex.Observable):
-        return value
-    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-        return reactivex.from_future(asyncio.ensure_future(value))
-    return reactivex.just(value)
-
-
 def _run(
     session: AcpSession, fn: Callable[[Any], Any], arg: Any, blocking: bool
 ) -> reactivex.Observable[Any]:
     if blocking:
         return session.run_blocking(lambda: fn(arg))
-    return _to_observable(fn(arg))
+    return as_observable(fn(arg))
 
 
 def _request_handler(

@@ -302,7 +302,7 @@ def test_an_unresolvable_signature_fails_the_build_naming_class_method_and_param
 def test_bad_declarations_fail_with_clear_errors() -> None:
     with pytest.raises(TypeError, match="not an ACP agent: decorate the class with @acp_agent"):
         AcpAgentSupport.create(Unknown())
-    with pytest.raises(ValueError, match="starting with '_'"):
+    with pytest.raises(ValueError, match=r"@ext_method: .*must start with '_'"):
         ext_method("acme/echo")
     with pytest.raises(TypeError, match="takes exception types"):
         exception_handler("ValueError")  # type: ignore[arg-type]

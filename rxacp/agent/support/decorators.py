@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...schema.methods import METHODS, MethodSpec
+from ...session.adapters import check_ext_method
 
 __all__ = [
     "AGENT_METHOD_DECORATORS",
@@ -167,18 +168,13 @@ AGENT_METHOD_DECORATORS: dict[str, MethodDecorator] = {
 """ACP method name → its decorator."""
 
 
-def _check_ext(method: str, decorator: str) -> None:
-    if not isinstance(method, str) or not method.startswith("_"):
-        raise ValueError(f"@{decorator} needs a method name starting with '_' (got {method!r})")
-
-
 def ext_method(method: str) -> Callable[[_F], _F]:
     """Mark a method as the handler of the extension request ``method`` (starts with ``_``).
 
     Parameters annotated ``dict``/``Any`` get the raw params; a pydantic model type gets them
     validated into that model. The return value (any JSON, or a model) is the result.
     """
-    _check_ext(method, "ext_method")
+    check_ext_method(method, "@ext_method")
 
     def mark(fn: _F) -> _F:
         _add_mark(fn, HandlerMark(method, "request", None, "ext_method"))
@@ -190,7 +186,7 @@ def ext_method(method: str) -> Callable[[_F], _F]:
 def ext_notification(method: str) -> Callable[[_F], _F]:
     """Mark a method as the handler of the extension notification ``method`` (starts with
     ``_``); handled in arrival order, its return value is ignored."""
-    _check_ext(method, "ext_notification")
+    check_ext_method(method, "@ext_notification")
 
     def mark(fn: _F) -> _F:
         _add_mark(fn, HandlerMark(method, "notification", None, "ext_notification"))

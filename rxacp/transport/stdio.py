@@ -26,7 +26,7 @@ from rxacp.errors import AcpConnectionException
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.cork import CorkedWrites
-from rxacp.transport.framing import LineFramer, frame_to_line
+from rxacp.transport.framing import LineFramer, bound_reads, frame_to_line
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
 
 __all__ = [
@@ -189,6 +189,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         assert isinstance(stdin, asyncio.WriteTransport)
         stdin.set_write_buffer_limits(high=256 * 1024, low=0)
         self._stdin = stdin
+        bound_reads(transport.get_pipe_transport(1))
+        bound_reads(transport.get_pipe_transport(2))
         early, self._early = self._early, []
         for line in early:
             stdin.write(line)

@@ -29,7 +29,7 @@ from rxacp.transport.base import (
     TransportClosed,
 )
 from rxacp.transport.cork import CorkedWrites
-from rxacp.transport.framing import LineFramer, frame_to_line
+from rxacp.transport.framing import LineFramer, bound_reads, frame_to_line
 
 __all__ = ["StdioAcpAgentTransport"]
 
@@ -232,6 +232,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
                 lambda: _WriteProtocol(self, reads_input=reads_input), sock=sock
             )
             stransport.set_write_buffer_limits(high=self._write_high, low=self._write_low)
+            bound_reads(stransport)
             self._write_transport = stransport
         elif _is_pollable(proto_fd):
             if os.get_blocking(proto_fd):
@@ -253,6 +254,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
                 self._restore_stdin_blocking = fd
             pipe = open(read_fd, "rb", buffering=0)  # noqa: SIM115 - owned by the transport
             transport, _ = await loop.connect_read_pipe(lambda: _ReadProtocol(self), pipe)
+            bound_reads(transport)
             self._read_transport = transport
             return
         thread = threading.Thread(

@@ -314,3 +314,40 @@ async def test_frames_sent_before_start_are_written_once_the_agent_is_spawned() 
     await rec.frames_at_least(2)
     assert rec.frames == [b'{"early":1}', b'{"late":2}']
     await transport.close()
+
+
+@async_test
+async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
+    # asyncio's default 256 KiB read buffer is mmap-allocated on every read; a bounded read
+    # keeps a small line cheap and still moves a 300 KB line (in several reads).
+    sizes: list[int] = []
+    real_read = os.read
+
+    def recording_read(fd: int, n: int) -> bytes:
+        sizes.append(n)
+        return real_read(fd, n)
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    rec = Recorder().bind()
+    os.read = recording_read  # type: ignore[assignment]
+    try:
+        with open(in_r, "rb", buffering=0) as stdin, open(out_w, "wb", buffering=0) as stdout:
+            agent_side = StdioAcpAgentTransport(stdin, stdout)  # type: ignore[arg-type]
+            await agent_side.start(asyncio.get_running_loop(), rec)
+            big = b'{"x":"' + b"y" * 300_000 + b'"}\n'
+            writer = asyncio.ensure_future(asyncio.to_thread(os.write, in_w, big))
+            await rec.frames_at_least(1)
+            await writer
+            os.close(in_w)
+            await rec.wait_closed()
+            await agent_side.close()
+        client_side, client_rec = await started(echo_params())
+        client_side.send(b'{"ping":1}')
+        await client_rec.frames_at_least(1)
+        await client_side.close()
+    finally:
+        os.read = real_read  # type: ignore[assignment]
+        os.close(out_r)
+    assert len(rec.frames[0]) == 300_008 and client_rec.frames[0] == b'{"ping":1}'
+    assert sizes and max(sizes) <= 64 * 1024, sorted(set(sizes))

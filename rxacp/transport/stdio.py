@@ -90,6 +90,31 @@ class _StderrCollector:
         return text or None
 
 
+class _DirectStdoutProtocol(asyncio.Protocol):
+    """Hands the agent's stdout data to the transport in the read callback itself.
+
+    asyncio's subprocess transport defers every ``pipe_data_received`` to a later turn of the
+    loop (one extra loop iteration per read: ~10 % of a round trip's client CPU). This protocol
+    replaces the stdout pipe's own protocol and calls the transport directly; end-of-stream and
+    errors still go through the original protocol, so the subprocess transport's bookkeeping
+    (and the order data → EOF) is unchanged.
+    """
+
+    def __init__(self, owner: StdioAcpClientTransport, inner: asyncio.BaseProtocol) -> None:
+        self._owner = owner
+        self._inner = inner
+
+    def data_received(self, data: bytes) -> None:
+        self._owner._on_pipe_data(1, data)
+
+    def eof_received(self) -> bool | None:
+        eof_received = getattr(self._inner, "eof_received", None)
+        return eof_received() if eof_received is not None else None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._inner.connection_lost(exc)
+
+
 class _ClientProtocol(asyncio.SubprocessProtocol):
     """Routes subprocess pipe events to the owning :class:`StdioAcpClientTransport`."""
 
@@ -189,7 +214,10 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         assert isinstance(stdin, asyncio.WriteTransport)
         stdin.set_write_buffer_limits(high=256 * 1024, low=0)
         self._stdin = stdin
-        bound_reads(transport.get_pipe_transport(1))
+        stdout = transport.get_pipe_transport(1)
+        if stdout is not None:
+            bound_reads(stdout)
+            stdout.set_protocol(_DirectStdoutProtocol(self, stdout.get_protocol()))
         bound_reads(transport.get_pipe_transport(2))
         early, self._early = self._early, []
         for line in early:

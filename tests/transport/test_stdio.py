@@ -351,3 +351,27 @@ async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
         os.close(out_r)
     assert len(rec.frames[0]) == 300_008 and client_rec.frames[0] == b'{"ping":1}'
     assert sizes and max(sizes) <= 64 * 1024, sorted(set(sizes))
+
+
+@async_test
+async def test_agent_stdout_frames_reach_the_receiver_in_the_read_callback_itself() -> None:
+    # asyncio's subprocess transport would defer each read to a later loop turn; the client
+    # transport delivers in the turn that read the data (one loop iteration less per message).
+    import inspect
+
+    callers: list[set[str]] = []
+    rec = Recorder().bind()
+    original = rec.on_frame
+
+    def on_frame(frame: object) -> None:
+        callers.append({f.function for f in inspect.stack()[1:12]})
+        original(frame)
+
+    rec.on_frame = on_frame  # type: ignore[method-assign]
+    transport = StdioAcpClientTransport(echo_params())
+    await transport.start(asyncio.get_running_loop(), rec)
+    transport.send(b'{"ping":1}')
+    await rec.frames_at_least(1)
+    await transport.close()
+    assert rec.frames == [b'{"ping":1}']
+    assert "_read_ready" in callers[0], callers[0]

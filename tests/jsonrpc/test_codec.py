@@ -493,3 +493,66 @@ def test_random_json_values_raise_only_invalid_message(value: Any) -> None:
         assert type(msg.error["code"]) is int and type(msg.error["message"]) is str
     # bytes round trip keeps the same answer
     assert parse_message(serialize(value)) == msg
+
+
+# ----------------------------------------------- the fast (pydantic_core) path agrees with json
+
+
+def _reference_parse(frame: bytes | str) -> Message:
+    """parse_message as Python's json alone would decide it."""
+    return classify(decode_json(frame))
+
+
+def _outcome(fn: Any, frame: Any) -> Any:
+    try:
+        return ("ok", fn(frame))
+    except ParseError:
+        return ("parse error", None)
+    except InvalidMessage as exc:
+        return ("invalid", exc.answerable, exc.id)
+
+
+tricky_texts = st.sampled_from(
+    [
+        '{"jsonrpc":"2.0","id":1,"result":NaN}',
+        '{"jsonrpc":"2.0","id":1,"result":Infinity}',
+        '{"jsonrpc":"2.0","id":1,"result":1e400}',
+        '{"jsonrpc":"2.0","id":1,"result":"\\ud800"}',
+        '{"jsonrpc":"2.0","id":1,"result":"\ud800"}',
+        '{"jsonrpc":"2.0","id":' + "9" * 5000 + ',"result":1}',
+        '{"jsonrpc":"2.0","id":1,"result":' + "[" * 500 + "]" * 500 + "}",
+        '{"jsonrpc":"2.0","id":1,"result":1} x',
+        ' {"jsonrpc":"2.0","method":"m"}\r',
+        '{"jsonrpc":"2.0","id":1,"id":2,"result":{}}',
+        "",
+        "   ",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tricky_texts
+    | tricky_texts.map(lambda t: t.encode("utf-8", "surrogatepass"))
+    | json_values.map(json.dumps)
+    | envelope_like.map(json.dumps)
+    | st.binary(max_size=60)
+    | st.text(max_size=40)
+)
+def test_parse_message_decides_exactly_as_pythons_json_would(frame: bytes | str) -> None:
+    assert _outcome(parse_message, frame) == _outcome(_reference_parse, frame)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
+def test_serialize_writes_what_pythons_json_reads_back_unchanged(value: dict[str, Any]) -> None:
+    wire = serialize(value)
+    assert b"\n" not in wire
+    assert json.loads(wire) == value
+
+
+def test_serialize_keeps_the_words_nan_and_infinity_inside_strings() -> None:
+    value = {"text": "NaN and -Infinity are words here", "n": [1.5, -2]}
+    assert json.loads(serialize(value)) == value
+    with pytest.raises(ValueError):
+        serialize({"text": "NaN", "x": float("nan")})

@@ -13,19 +13,19 @@ or for any I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, Self
+from typing import Annotated, Any, Final, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
+    Field,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
-    model_serializer,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import to_json
 
 __all__ = [
     "UNKNOWN_TAG",
@@ -43,6 +43,42 @@ UNKNOWN_TAG: Final = "__unknown__"
 
 _MISSING: Final = object()
 
+_null_extras: Final = [False]
+"""Set once any model got an unknown field whose value is an explicit ``null``.
+
+``exclude_none`` would drop such a value on the way out; until one has been seen, to_wire skips
+the walk that puts them back (a per-model serializer hook cost 3x the dump itself).
+"""
+
+
+def _note_null_extra(value: Any) -> Any:
+    if value is None:
+        _null_extras[0] = True
+    return value
+
+
+def _restore_null_extras(value: Any, data: Any) -> None:
+    """Put back the explicit-null unknown fields that ``exclude_none`` removed from ``data``."""
+    if isinstance(value, BaseModel):
+        if not isinstance(data, dict):
+            return
+        extra = value.__pydantic_extra__
+        if extra:
+            for key, item in extra.items():
+                if item is None:
+                    data[key] = None
+        for name, field in type(value).__pydantic_fields__.items():
+            key = field.serialization_alias or field.alias or name
+            if key in data:
+                _restore_null_extras(getattr(value, name), data[key])
+    elif isinstance(value, list | tuple) and isinstance(data, list):
+        for item, out in zip(value, data, strict=False):
+            _restore_null_extras(item, out)
+    elif isinstance(value, dict) and isinstance(data, dict):
+        for key, item in value.items():
+            if key in data:
+                _restore_null_extras(item, data[key])
+
 
 class AcpModel(BaseModel):
     """Base class of every ACP schema model.
@@ -52,8 +88,8 @@ class AcpModel(BaseModel):
       are accepted too.
     - Unknown fields are kept (``model_extra``) and written back unchanged by :meth:`to_wire`.
     - Use :meth:`to_wire` / :meth:`from_wire` at the protocol boundary. ``model_dump`` and
-      ``model_dump_json`` already default to wire names; pass ``exclude_none=True`` to match
-      :meth:`to_wire`.
+      ``model_dump_json`` already default to wire names; with ``exclude_none=True`` they match
+      :meth:`to_wire` except that they also drop unknown fields received as explicit ``null``.
     """
 
     model_config = ConfigDict(
@@ -64,30 +100,28 @@ class AcpModel(BaseModel):
         arbitrary_types_allowed=False,
     )
 
-    @model_serializer(mode="wrap")
-    def _keep_null_extras(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        # exclude_none must only drop *declared* optional fields that are unset; an unknown field
-        # that a peer sent as an explicit null is part of the raw payload and is written back.
-        data = handler(self)
-        extra = self.__pydantic_extra__
-        if extra and info.exclude_none and isinstance(data, dict):
-            for key, value in extra.items():
-                if value is None:
-                    data[key] = None
-        return data
+    # Extra (unknown) values pass this validator, which notices explicit nulls (see to_wire).
+    __pydantic_extra__: dict[str, Annotated[Any, AfterValidator(_note_null_extra)]] = Field(
+        init=False
+    )
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON-compatible wire form: camelCase names, ``None`` fields omitted.
 
-        Unknown (extra) fields are preserved exactly as received.
+        Unknown (extra) fields are preserved exactly as received, explicit ``null`` values
+        included (``exclude_none`` only drops *declared* optional fields that are unset).
         """
-        result: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        result: dict[str, Any] = self.__pydantic_serializer__.to_python(
+            self, mode="json", by_alias=True, exclude_none=True
+        )
+        if _null_extras[0]:
+            _restore_null_extras(self, result)
         return result
 
     def to_wire_json(self) -> str:
         """Return :meth:`to_wire` as a compact JSON string (non-ASCII kept as is)."""
+        if _null_extras[0]:
+            return to_json(self.to_wire()).decode()
         return self.model_dump_json(by_alias=True, exclude_none=True)
 
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -105,3 +106,22 @@ def test_a_message_that_breaks_the_schema_raises_a_validation_error_naming_the_f
         PromptRequest.from_wire({"prompt": []})
     with pytest.raises(ValidationError):
         SessionNotification.from_wire({"sessionId": "s", "update": {"noTag": 1}})
+
+
+def test_a_null_unknown_field_survives_even_when_it_is_the_first_one_the_process_sees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rxacp.schema import _base
+
+    monkeypatch.setattr(_base, "_null_extras", [False])  # as in a fresh process
+    plain = PromptRequest.text("s", "hi")
+    assert plain.to_wire() == {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}
+    wire: dict[str, Any] = {
+        "sessionId": "s",
+        "prompt": [{"type": "text", "text": "hi", "deep": None}],
+        "top": None,
+    }
+    request = PromptRequest.from_wire(wire)
+    assert request.to_wire() == wire
+    assert json.loads(request.to_wire_json()) == wire
+    assert plain.to_wire() == {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}

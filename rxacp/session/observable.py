@@ -13,6 +13,7 @@ This module is *not* responsible for sending anything; it only adapts emissions 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar, cast
 
@@ -80,40 +81,63 @@ class AcpObservable(reactivex.Observable[_T]):
     def __await__(self) -> Generator[Any, None, _T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
-        last: list[Any] = [None]
-
-        def settle(fn: Callable[[], None]) -> None:
-            if future.done():
-                return
-            try:
-                running = asyncio.get_running_loop()
-            except RuntimeError:
-                running = None
-            if running is loop:
-                fn()
-            else:
-                loop.call_soon_threadsafe(fn)
-
-        def set_result() -> None:
-            if not future.done():
-                future.set_result(last[0])
-
-        def on_next(value: Any) -> None:
-            last[0] = value
-
-        def on_error(error: Exception) -> None:
-            def fail() -> None:
-                if not future.done():
-                    future.set_exception(error)
-
-            settle(fail)
-
-        subscription = self.subscribe(on_next, on_error, lambda: settle(set_result))
+        sink = _FutureSink(future, loop)
+        subscription: Any
+        try:  # a bare sink, not subscribe(): awaiting needs none of the Rx observer wrappers
+            subscription = self._subscribe_core(sink, None)
+        except Exception as exc:
+            sink.on_error(exc)
+            subscription = None
         try:
             return (yield from future.__await__())
-        except asyncio.CancelledError:
-            subscription.dispose()
-            raise
+        finally:  # answered, failed or cancelled (for a request: sends $/cancel_request)
+            sink.done = True  # a late emission is ignored
+            dispose = getattr(subscription, "dispose", subscription)
+            if callable(dispose):
+                dispose()
+
+
+class _FutureSink(abc.ObserverBase[Any]):
+    """The observer behind ``await``: keeps the last value, settles the future once, on the
+    awaiting loop (directly when already there, else with ``call_soon_threadsafe``)."""
+
+    __slots__ = ("done", "future", "last", "loop")
+
+    def __init__(self, future: asyncio.Future[Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.future = future
+        self.loop = loop
+        self.last: Any = None
+        self.done = False
+
+    def on_next(self, value: Any) -> None:
+        if not self.done:
+            self.last = value
+
+    def on_error(self, error: Exception) -> None:
+        if not self.done:
+            self.done = True
+            self._settle(self._fail, error)
+
+    def on_completed(self) -> None:
+        if not self.done:
+            self.done = True
+            self._settle(self._succeed, self.last)
+
+    def _settle(self, fn: Callable[[Any], None], value: Any) -> None:
+        if asyncio._get_running_loop() is self.loop:
+            fn(value)
+        else:
+            # a closed awaiting loop means nobody is waiting any more
+            with contextlib.suppress(RuntimeError):
+                self.loop.call_soon_threadsafe(fn, value)
+
+    def _succeed(self, value: Any) -> None:
+        if not self.future.done():
+            self.future.set_result(value)
+
+    def _fail(self, error: Exception) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
 
 
 def _wrap(source: reactivex.Observable[_T]) -> AcpObservable[_T]:

@@ -236,10 +236,12 @@ def exception_to_error(exc: BaseException) -> dict[str, Any]:
             error["data"] = exc.data
         return error
     if isinstance(exc, pydantic.ValidationError):
+        from rxacp.schema._base import validation_errors
+
         return {
             "code": int(AcpErrorCodes.INVALID_PARAMS),
             "message": "Invalid params",
-            "data": exc.errors(include_url=False, include_context=False, include_input=False),
+            "data": validation_errors(exc),
         }
     if isinstance(exc, AcpConnectionException):
         text = exc.reason if exc.exit_code is None else f"{exc.reason} (exit code {exc.exit_code})"

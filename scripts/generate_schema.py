@@ -417,7 +417,7 @@ class Generator:
             body = "    pass\n" if not description else ""
         self.add_block(name, src + body, deps)
 
-    def emit_unknown(self, union: str, tag_wire: str) -> str:
+    def emit_unknown(self, union: str, tag_wire: str, refused: list[str]) -> str:
         name = f"Unknown{union}"
         py = to_snake(tag_wire)
         alias = "" if to_camel(py) == tag_wire else f" = Field(alias={json.dumps(tag_wire)})"
@@ -427,6 +427,10 @@ class Generator:
             "unchanged by `to_wire()`."
         )
         src = self.class_header(name, "UnknownVariant", doc)
+        src += f"    _tag_wire: ClassVar[str] = {json.dumps(tag_wire)}\n"
+        if refused:
+            refused_src = ", ".join(json.dumps(t) for t in refused)
+            src += f"    _refused_tags: ClassVar[frozenset[str]] = frozenset({{{refused_src}}})\n"
         src += f"    {py}: str{alias}\n"
         self.add_block(name, src, set())
         return name
@@ -468,20 +472,34 @@ class Generator:
                 default_tag = v.get("title") or ref
                 members.append((ref, default_tag))
         assert tag_wire is not None
-        unknown = self.emit_unknown(name, tag_wire)
-        deps = {m for m, _ in members} | {unknown}
         known = sorted(t for m, t in members if t != default_tag)
+        lenient = name in LENIENT_UNIONS
+        if default_tag is None:
+            # Pydantic's own tagged union (no Python call per value), then the generic model:
+            # unknown tags land there; a known tag with a malformed payload too when the union
+            # is lenient, otherwise the generic model refuses it and the union's error stands.
+            unknown = self.emit_unknown(name, tag_wire, [] if lenient else known)
+            deps = {m for m, _ in members} | {unknown}
+            src = f"{name}: TypeAlias = Annotated[\n    Annotated[\n        "
+            src += "\n        | ".join(m for m, _ in members)
+            src += f",\n        Field(discriminator={json.dumps(to_snake(tag_wire))}),\n    ]\n"
+            src += f"    | {unknown},\n    Field(union_mode=\"left_to_right\"),\n]\n"
+            src += docstring(d.get("description"))
+            self.add_block(name, src, deps)
+            return
+        # A variant is chosen when the tag is absent: a callable discriminator decides.
+        unknown = self.emit_unknown(name, tag_wire, [])
+        deps = {m for m, _ in members} | {unknown}
         parts = [f"Annotated[{m}, Tag({json.dumps(t)})]" for m, t in members]
         parts.append(f"Annotated[{unknown}, Tag(UNKNOWN_TAG)]")
         known_src = ", ".join(json.dumps(k) for k in known)
         disc_args = (
             f"{json.dumps(tag_wire)}, {json.dumps(to_snake(tag_wire))}, frozenset({{{known_src}}})"
         )
-        if default_tag is not None:
-            disc_args += f", default={json.dumps(default_tag)}"
+        disc_args += f", default={json.dumps(default_tag)}"
         src = f"{name}: TypeAlias = Annotated[\n    " + " | ".join(parts)
         src += f",\n    Discriminator(tag_discriminator({disc_args})),\n"
-        if name in LENIENT_UNIONS:
+        if lenient:
             src += f"    WrapValidator(unknown_on_error({unknown})),\n"
         src += "]\n"
         src += docstring(d.get("description"))
@@ -571,7 +589,7 @@ class Generator:
             "Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;\n"
             'this module is not responsible for I/O, JSON-RPC envelopes or method routing.\n"""\n\n'
             "from __future__ import annotations\n\n"
-            "from typing import Annotated, Any, Literal, TypeAlias\n\n"
+            "from typing import Annotated, Any, ClassVar, Literal, TypeAlias\n\n"
             "from pydantic import Discriminator, Field, Tag, WrapValidator\n\n"
             "from rxacp.schema._base import (\n"
             "    UNKNOWN_TAG,\n"

@@ -33,6 +33,7 @@ from ..schema import (
     PromptCapabilities,
     SessionCapabilities,
 )
+from ..schema._base import validation_errors
 from ..schema.methods import METHODS, MethodSpec
 from ..session import AcpObservable, AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
@@ -317,7 +318,7 @@ def parse_params(params_type: Any, raw: Any) -> Any:
     try:
         return params_type.from_wire(raw if raw is not None else {})
     except pydantic.ValidationError as exc:
-        errors = exc.errors(include_url=False, include_context=False, include_input=False)
+        errors = validation_errors(exc)
         where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
         what = errors[0]["msg"] if errors else "invalid"
         raise AcpProtocolException(

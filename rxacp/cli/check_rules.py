@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..schema import SessionNotification, UnknownSessionUpdate
+from ..schema._base import validation_errors
 
 __all__ = ["KNOWN_STOP_REASONS", "KNOWN_UPDATE_TAGS", "check_update"]
 
@@ -74,7 +75,7 @@ def check_update(params: Any) -> str | None:
     try:
         note = SessionNotification.from_wire(params)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        first = validation_errors(exc)[0]
         where = ".".join(str(p) for p in first["loc"])
         return f"invalid SessionNotification at {where}: {first['msg']}"
     update = params.get("update")

@@ -13,7 +13,7 @@ or for any I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Final, Self
+from typing import Annotated, Any, ClassVar, Final, Self
 
 from pydantic import (
     AfterValidator,
@@ -23,6 +23,7 @@ from pydantic import (
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_json
@@ -36,6 +37,7 @@ __all__ = [
     "UnknownVariant",
     "tag_discriminator",
     "unknown_on_error",
+    "validation_errors",
 ]
 
 UNKNOWN_TAG: Final = "__unknown__"
@@ -147,7 +149,22 @@ class UnknownVariant(AcpModel):
     """Base of the generic ``Unknown*`` union variants (unknown or malformed tagged values).
 
     The whole raw payload lives in the model's extra fields and is written back unchanged.
+    A union tries its known variants first (pydantic's tagged union) and this model last; a
+    subclass with ``_refused_tags`` refuses a payload carrying one of those known tags, so a
+    malformed known variant stays a validation error instead of passing as unknown.
     """
+
+    _tag_wire: ClassVar[str] = ""
+    _refused_tags: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_known_tags(cls, value: Any) -> Any:
+        if cls._refused_tags and isinstance(value, dict):
+            tag = value.get(cls._tag_wire)
+            if isinstance(tag, str) and tag in cls._refused_tags:
+                raise ValueError(f"{cls._tag_wire} {tag!r} is known: its own fields must be valid")
+        return value
 
 
 def _none_on_error(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -241,3 +258,34 @@ def unknown_on_error(unknown: type[AcpModel]) -> Callable[[Any, ValidatorFunctio
             raise
 
     return validate
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """``exc.errors()`` without URLs, context or input, and with union plumbing removed.
+
+    A union tries its known variants (pydantic's tagged union) and then its ``Unknown*`` model;
+    when both fail, the error of the known variant is the one that explains the problem. This
+    drops the ``Unknown*`` branch's errors and the ``tagged-union[...]`` location segments, so
+    a location reads ``prompt.0.text.text`` (field path with the variant's tag).
+    """
+    errors: list[dict[str, Any]] = [
+        dict(err)
+        for err in exc.errors(include_url=False, include_context=False, include_input=False)
+    ]
+    unknown = _unknown_names()
+    kept = [e for e in errors if not any(p in unknown for p in e["loc"])] or errors
+    for err in kept:
+        err["loc"] = tuple(
+            p for p in err["loc"] if not (isinstance(p, str) and p.startswith("tagged-union["))
+        )
+    return kept
+
+
+def _unknown_names() -> frozenset[str]:
+    names: set[str] = set()
+    pending: list[type[Any]] = [UnknownVariant]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            names.add(sub.__name__)
+            pending.append(sub)
+    return frozenset(names)

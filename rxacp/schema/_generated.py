@@ -9,7 +9,7 @@ this module is not responsible for I/O, JSON-RPC envelopes or method routing.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, WrapValidator
 
@@ -512,21 +512,20 @@ class UnknownContentBlock(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"audio", "image", "resource", "resource_link", "text"}
+    )
     type: str
 
 
 ContentBlock: TypeAlias = Annotated[
-    Annotated[TextContent, Tag("text")]
-    | Annotated[ImageContent, Tag("image")]
-    | Annotated[AudioContent, Tag("audio")]
-    | Annotated[ResourceLink, Tag("resource_link")]
-    | Annotated[EmbeddedResource, Tag("resource")]
-    | Annotated[UnknownContentBlock, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "type", "type", frozenset({"audio", "image", "resource", "resource_link", "text"})
-        )
-    ),
+    Annotated[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+        Field(discriminator="type"),
+    ]
+    | UnknownContentBlock,
+    Field(union_mode="left_to_right"),
 ]
 """Content blocks represent displayable information in the Agent Client Protocol.
 
@@ -615,15 +614,18 @@ class UnknownToolCallContent(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset({"content", "diff", "terminal"})
     type: str
 
 
 ToolCallContent: TypeAlias = Annotated[
-    Annotated[Content, Tag("content")]
-    | Annotated[Diff, Tag("diff")]
-    | Annotated[Terminal, Tag("terminal")]
-    | Annotated[UnknownToolCallContent, Tag(UNKNOWN_TAG)],
-    Discriminator(tag_discriminator("type", "type", frozenset({"content", "diff", "terminal"}))),
+    Annotated[
+        Content | Diff | Terminal,
+        Field(discriminator="type"),
+    ]
+    | UnknownToolCallContent,
+    Field(union_mode="left_to_right"),
 ]
 """Content produced by a tool call.
 
@@ -1023,6 +1025,7 @@ class UnknownMultiSelectItems(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -1200,21 +1203,24 @@ class UnknownElicitationPropertySchema(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"array", "boolean", "integer", "number", "string"}
+    )
     type: str
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
-    Annotated[StringPropertySchema, Tag("string")]
-    | Annotated[NumberPropertySchema, Tag("number")]
-    | Annotated[IntegerPropertySchema, Tag("integer")]
-    | Annotated[BooleanPropertySchema, Tag("boolean")]
-    | Annotated[MultiSelectPropertySchema, Tag("array")]
-    | Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "type", "type", frozenset({"array", "boolean", "integer", "number", "string"})
-        )
-    ),
+    Annotated[
+        StringPropertySchema
+        | NumberPropertySchema
+        | IntegerPropertySchema
+        | BooleanPropertySchema
+        | MultiSelectPropertySchema,
+        Field(discriminator="type"),
+    ]
+    | UnknownElicitationPropertySchema,
+    Field(union_mode="left_to_right"),
 ]
 """Property schema for elicitation form fields.
 
@@ -1779,6 +1785,7 @@ class UnknownAuthMethod(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -2559,6 +2566,7 @@ class UnknownSessionUpdate(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "sessionUpdate"
     session_update: str
 
 
@@ -2604,40 +2612,22 @@ class UserMessageChunk(ContentChunk):
 
 
 SessionUpdate: TypeAlias = Annotated[
-    Annotated[UserMessageChunk, Tag("user_message_chunk")]
-    | Annotated[AgentMessageChunk, Tag("agent_message_chunk")]
-    | Annotated[AgentThoughtChunk, Tag("agent_thought_chunk")]
-    | Annotated[ToolCall, Tag("tool_call")]
-    | Annotated[ToolCallUpdateNotification, Tag("tool_call_update")]
-    | Annotated[Plan, Tag("plan")]
-    | Annotated[AvailableCommandsUpdate, Tag("available_commands_update")]
-    | Annotated[CurrentModeUpdate, Tag("current_mode_update")]
-    | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
-    | Annotated[SessionInfoUpdate, Tag("session_info_update")]
-    | Annotated[UsageUpdate, Tag("usage_update")]
-    | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "sessionUpdate",
-            "session_update",
-            frozenset(
-                {
-                    "agent_message_chunk",
-                    "agent_thought_chunk",
-                    "available_commands_update",
-                    "config_option_update",
-                    "current_mode_update",
-                    "plan",
-                    "session_info_update",
-                    "tool_call",
-                    "tool_call_update",
-                    "usage_update",
-                    "user_message_chunk",
-                }
-            ),
-        )
-    ),
-    WrapValidator(unknown_on_error(UnknownSessionUpdate)),
+    Annotated[
+        UserMessageChunk
+        | AgentMessageChunk
+        | AgentThoughtChunk
+        | ToolCall
+        | ToolCallUpdateNotification
+        | Plan
+        | AvailableCommandsUpdate
+        | CurrentModeUpdate
+        | ConfigOptionUpdate
+        | SessionInfoUpdate
+        | UsageUpdate,
+        Field(discriminator="session_update"),
+    ]
+    | UnknownSessionUpdate,
+    Field(union_mode="left_to_right"),
 ]
 """Different types of updates that can be sent during session processing.
 
@@ -3061,6 +3051,7 @@ class UnknownMcpServer(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -3373,14 +3364,18 @@ class UnknownRequestPermissionOutcome(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "outcome"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset({"cancelled", "selected"})
     outcome: str
 
 
 RequestPermissionOutcome: TypeAlias = Annotated[
-    Annotated[CancelledPermissionOutcome, Tag("cancelled")]
-    | Annotated[SelectedPermissionOutcome, Tag("selected")]
-    | Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_TAG)],
-    Discriminator(tag_discriminator("outcome", "outcome", frozenset({"cancelled", "selected"}))),
+    Annotated[
+        CancelledPermissionOutcome | SelectedPermissionOutcome,
+        Field(discriminator="outcome"),
+    ]
+    | UnknownRequestPermissionOutcome,
+    Field(union_mode="left_to_right"),
 ]
 """The outcome of a permission request."""
 

@@ -29,6 +29,7 @@ from ..errors import (
     AcpTimeoutException,
     error_to_exception,
 )
+from ..schema._base import validation_errors
 from .observable import AcpObservable
 from .pending import PendingRequest, to_wire_value
 
@@ -233,9 +234,7 @@ class OutgoingRequests:
                             AcpErrorCodes.INTERNAL_ERROR,
                             f"invalid {state.method} result from the peer: "
                             f"{exc.error_count()} validation error(s)",
-                            exc.errors(
-                                include_url=False, include_context=False, include_input=False
-                            ),
+                            validation_errors(exc),
                         )
                     )
                     return

@@ -125,3 +125,28 @@ def test_a_null_unknown_field_survives_even_when_it_is_the_first_one_the_process
     assert request.to_wire() == wire
     assert json.loads(request.to_wire_json()) == wire
     assert plain.to_wire() == {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}
+
+
+def test_a_malformed_known_content_block_is_an_error_naming_its_field_not_an_unknown_block() -> (
+    None
+):
+    from rxacp.schema._base import validation_errors
+
+    with pytest.raises(ValidationError) as info:
+        PromptRequest.from_wire({"sessionId": "s", "prompt": [{"type": "text"}]})
+    errors = validation_errors(info.value)
+    assert [(e["loc"], e["msg"]) for e in errors] == [
+        (("prompt", 0, "text", "text"), "Field required")
+    ]
+    with pytest.raises(ValidationError) as info:
+        PromptRequest.from_wire({"sessionId": "s", "prompt": [{"text": "no tag"}]})
+    assert validation_errors(info.value)[0]["loc"] == ("prompt", 0)
+
+
+def test_union_fields_accept_known_and_unknown_variant_instances() -> None:
+    unknown = UnknownContentBlock.from_wire({"type": "hologram", "frames": [1]})
+    request = PromptRequest(session_id="s", prompt=[TextContent(text="a"), unknown])
+    assert request.to_wire()["prompt"] == [
+        {"type": "text", "text": "a"},
+        {"type": "hologram", "frames": [1]},
+    ]

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from ...capabilities import NegotiatedCapabilities
 from ...errors import AcpProtocolException
 from ...schema import AcpModel
+from ...schema._base import validation_errors
 from ..context import PromptContext, SyncPromptContext
 from .decorators import SessionId
 from .invocation import ArgumentResolver, HandlerParameter, InvocationContext
@@ -81,7 +82,7 @@ def _validate(model: type[BaseModel], raw: Any) -> Any:
             return model.from_wire(raw if raw is not None else {})
         return model.model_validate(raw if raw is not None else {})
     except pydantic.ValidationError as exc:
-        errors = exc.errors(include_url=False)
+        errors = validation_errors(exc)
         where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "params"
         what = errors[0]["msg"] if errors else "invalid"
         raise AcpProtocolException.invalid_params(f"Invalid params: {where}: {what}") from exc

@@ -10,7 +10,7 @@ this module is not responsible for I/O, JSON-RPC envelopes or method routing.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, WrapValidator
 
@@ -612,21 +612,20 @@ class UnknownContentBlock(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"audio", "image", "resource", "resource_link", "text"}
+    )
     type: str
 
 
 ContentBlock: TypeAlias = Annotated[
-    Annotated[TextContent, Tag("text")]
-    | Annotated[ImageContent, Tag("image")]
-    | Annotated[AudioContent, Tag("audio")]
-    | Annotated[ResourceLink, Tag("resource_link")]
-    | Annotated[EmbeddedResource, Tag("resource")]
-    | Annotated[UnknownContentBlock, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "type", "type", frozenset({"audio", "image", "resource", "resource_link", "text"})
-        )
-    ),
+    Annotated[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+        Field(discriminator="type"),
+    ]
+    | UnknownContentBlock,
+    Field(union_mode="left_to_right"),
 ]
 """Content blocks represent displayable information in the Agent Client Protocol.
 
@@ -715,15 +714,18 @@ class UnknownToolCallContent(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset({"content", "diff", "terminal"})
     type: str
 
 
 ToolCallContent: TypeAlias = Annotated[
-    Annotated[Content, Tag("content")]
-    | Annotated[Diff, Tag("diff")]
-    | Annotated[Terminal, Tag("terminal")]
-    | Annotated[UnknownToolCallContent, Tag(UNKNOWN_TAG)],
-    Discriminator(tag_discriminator("type", "type", frozenset({"content", "diff", "terminal"}))),
+    Annotated[
+        Content | Diff | Terminal,
+        Field(discriminator="type"),
+    ]
+    | UnknownToolCallContent,
+    Field(union_mode="left_to_right"),
 ]
 """Content produced by a tool call.
 
@@ -1133,6 +1135,7 @@ class UnknownMultiSelectItems(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -1310,21 +1313,24 @@ class UnknownElicitationPropertySchema(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"array", "boolean", "integer", "number", "string"}
+    )
     type: str
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
-    Annotated[StringPropertySchema, Tag("string")]
-    | Annotated[NumberPropertySchema, Tag("number")]
-    | Annotated[IntegerPropertySchema, Tag("integer")]
-    | Annotated[BooleanPropertySchema, Tag("boolean")]
-    | Annotated[MultiSelectPropertySchema, Tag("array")]
-    | Annotated[UnknownElicitationPropertySchema, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "type", "type", frozenset({"array", "boolean", "integer", "number", "string"})
-        )
-    ),
+    Annotated[
+        StringPropertySchema
+        | NumberPropertySchema
+        | IntegerPropertySchema
+        | BooleanPropertySchema
+        | MultiSelectPropertySchema,
+        Field(discriminator="type"),
+    ]
+    | UnknownElicitationPropertySchema,
+    Field(union_mode="left_to_right"),
 ]
 """Property schema for elicitation form fields.
 
@@ -2298,6 +2304,7 @@ class UnknownAuthMethod(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -3137,18 +3144,20 @@ class UnknownNesSuggestion(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "kind"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"edit", "jump", "rename", "searchAndReplace"}
+    )
     kind: str
 
 
 NesSuggestion: TypeAlias = Annotated[
-    Annotated[NesEditSuggestion, Tag("edit")]
-    | Annotated[NesJumpSuggestion, Tag("jump")]
-    | Annotated[NesRenameSuggestion, Tag("rename")]
-    | Annotated[NesSearchAndReplaceSuggestion, Tag("searchAndReplace")]
-    | Annotated[UnknownNesSuggestion, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator("kind", "kind", frozenset({"edit", "jump", "rename", "searchAndReplace"}))
-    ),
+    Annotated[
+        NesEditSuggestion | NesJumpSuggestion | NesRenameSuggestion | NesSearchAndReplaceSuggestion,
+        Field(discriminator="kind"),
+    ]
+    | UnknownNesSuggestion,
+    Field(union_mode="left_to_right"),
 ]
 """A suggestion returned by the agent."""
 
@@ -3638,15 +3647,18 @@ class UnknownPlanUpdateContent(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset({"file", "items", "markdown"})
     type: str
 
 
 PlanUpdateContent: TypeAlias = Annotated[
-    Annotated[PlanItems, Tag("items")]
-    | Annotated[PlanFile, Tag("file")]
-    | Annotated[PlanMarkdown, Tag("markdown")]
-    | Annotated[UnknownPlanUpdateContent, Tag(UNKNOWN_TAG)],
-    Discriminator(tag_discriminator("type", "type", frozenset({"file", "items", "markdown"}))),
+    Annotated[
+        PlanItems | PlanFile | PlanMarkdown,
+        Field(discriminator="type"),
+    ]
+    | UnknownPlanUpdateContent,
+    Field(union_mode="left_to_right"),
 ]
 """**UNSTABLE**
 
@@ -3763,6 +3775,7 @@ class UnknownSessionUpdate(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "sessionUpdate"
     session_update: str
 
 
@@ -3808,50 +3821,27 @@ class UserMessageChunk(ContentChunk):
 
 
 SessionUpdate: TypeAlias = Annotated[
-    Annotated[UserMessageChunk, Tag("user_message_chunk")]
-    | Annotated[AgentMessageChunk, Tag("agent_message_chunk")]
-    | Annotated[AgentThoughtChunk, Tag("agent_thought_chunk")]
-    | Annotated[ToolCall, Tag("tool_call")]
-    | Annotated[ToolCallUpdateNotification, Tag("tool_call_update")]
-    | Annotated[Plan, Tag("plan")]
-    | Annotated[PlanUpdate, Tag("plan_update")]
-    | Annotated[PlanRemoved, Tag("plan_removed")]
-    | Annotated[AvailableCommandsUpdate, Tag("available_commands_update")]
-    | Annotated[CurrentModeUpdate, Tag("current_mode_update")]
-    | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
-    | Annotated[SessionInfoUpdate, Tag("session_info_update")]
-    | Annotated[UsageUpdate, Tag("usage_update")]
-    | Annotated[Notice, Tag("notice")]
-    | Annotated[CompactionUpdate, Tag("compaction_update")]
-    | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
-    | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_TAG)],
-    Discriminator(
-        tag_discriminator(
-            "sessionUpdate",
-            "session_update",
-            frozenset(
-                {
-                    "agent_message_chunk",
-                    "agent_thought_chunk",
-                    "available_commands_update",
-                    "compaction_summary_chunk",
-                    "compaction_update",
-                    "config_option_update",
-                    "current_mode_update",
-                    "notice",
-                    "plan",
-                    "plan_removed",
-                    "plan_update",
-                    "session_info_update",
-                    "tool_call",
-                    "tool_call_update",
-                    "usage_update",
-                    "user_message_chunk",
-                }
-            ),
-        )
-    ),
-    WrapValidator(unknown_on_error(UnknownSessionUpdate)),
+    Annotated[
+        UserMessageChunk
+        | AgentMessageChunk
+        | AgentThoughtChunk
+        | ToolCall
+        | ToolCallUpdateNotification
+        | Plan
+        | PlanUpdate
+        | PlanRemoved
+        | AvailableCommandsUpdate
+        | CurrentModeUpdate
+        | ConfigOptionUpdate
+        | SessionInfoUpdate
+        | UsageUpdate
+        | Notice
+        | CompactionUpdate
+        | CompactionSummaryChunk,
+        Field(discriminator="session_update"),
+    ]
+    | UnknownSessionUpdate,
+    Field(union_mode="left_to_right"),
 ]
 """Different types of updates that can be sent during session processing.
 
@@ -4515,6 +4505,7 @@ class UnknownMcpServer(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -5138,14 +5129,18 @@ class UnknownRequestPermissionOutcome(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
+    _tag_wire: ClassVar[str] = "outcome"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset({"cancelled", "selected"})
     outcome: str
 
 
 RequestPermissionOutcome: TypeAlias = Annotated[
-    Annotated[CancelledPermissionOutcome, Tag("cancelled")]
-    | Annotated[SelectedPermissionOutcome, Tag("selected")]
-    | Annotated[UnknownRequestPermissionOutcome, Tag(UNKNOWN_TAG)],
-    Discriminator(tag_discriminator("outcome", "outcome", frozenset({"cancelled", "selected"}))),
+    Annotated[
+        CancelledPermissionOutcome | SelectedPermissionOutcome,
+        Field(discriminator="outcome"),
+    ]
+    | UnknownRequestPermissionOutcome,
+    Field(union_mode="left_to_right"),
 ]
 """The outcome of a permission request."""
 

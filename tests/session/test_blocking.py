@@ -1,0 +1,65 @@
+"""``wait_for`` and its ``Latch``: the blocking shell of the sync APIs."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import reactivex
+from reactivex.subject import Subject
+
+from rxacp.errors import AcpTimeoutException
+from rxacp.session import wait_for
+from rxacp.session.blocking import Latch
+
+pytestmark = pytest.mark.timeout(10)
+
+
+def test_a_latch_blocks_until_set_and_stays_open_after() -> None:
+    latch = Latch()
+    assert not latch.is_set() and latch.wait(0.01) is False
+    threading.Timer(0.02, latch.set).start()
+    assert latch.wait(5) is True
+    latch.set()  # a second set is harmless
+    assert latch.wait(0) and latch.wait(None) and latch.is_set()
+
+
+def test_a_latch_set_before_the_wait_returns_at_once() -> None:
+    latch = Latch()
+    latch.set()
+    assert latch.wait(0)
+
+
+def test_wait_for_returns_the_last_value_or_raises_the_error() -> None:
+    assert wait_for(reactivex.of(1, 2), 5) == 2
+    assert wait_for(reactivex.empty(), 5) is None
+    with pytest.raises(KeyError):
+        wait_for(reactivex.throw(KeyError("k")), 5)
+
+
+def test_wait_for_a_value_from_another_thread() -> None:
+    subject: Subject[str] = Subject()
+
+    def emit() -> None:
+        subject.on_next("done")
+        subject.on_completed()
+
+    threading.Timer(0.02, emit).start()
+    assert wait_for(subject, 5) == "done"
+
+
+def test_wait_for_times_out_with_the_call_named_and_disposes() -> None:
+    disposed = threading.Event()
+    never = reactivex.never().pipe()
+    source = reactivex.using(lambda: _OnDispose(disposed.set), lambda _r: never)
+    with pytest.raises(AcpTimeoutException, match="session/prompt"):
+        wait_for(source, 0.02, what="session/prompt")
+    assert disposed.is_set()
+
+
+class _OnDispose:
+    def __init__(self, fn: object) -> None:
+        self._fn = fn
+
+    def dispose(self) -> None:
+        self._fn()  # type: ignore[operator]

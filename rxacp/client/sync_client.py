@@ -10,6 +10,7 @@ This module is *not* responsible for any protocol logic: everything is delegated
 
 from __future__ import annotations
 
+import threading
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -55,7 +56,7 @@ from ..schema.unstable import (
     SetProviderResponse,
 )
 from ..session import AcpSession, wait_for
-from ..session.blocking import Latch, Waiter
+from ..session.blocking import Waiter
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 
@@ -83,7 +84,7 @@ class AcpSyncClient:
     def __init__(self, delegate: AcpAsyncClient, *, request_timeout: float | None) -> None:
         self._async = delegate
         self._request_timeout = request_timeout
-        self._wait: Waiter = Latch.wait
+        self._wait: Waiter = threading.Event.wait
 
     # ------------------------------------------------------------------ plumbing
     def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:

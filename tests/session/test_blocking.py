@@ -1,4 +1,4 @@
-"""``wait_for`` and its ``Latch``: the blocking shell of the sync APIs."""
+"""``wait_for``: the blocking shell of the sync APIs."""
 
 from __future__ import annotations
 
@@ -10,24 +10,8 @@ from reactivex.subject import Subject
 
 from rxacp.errors import AcpTimeoutException
 from rxacp.session import wait_for
-from rxacp.session.blocking import Latch
 
 pytestmark = pytest.mark.timeout(10)
-
-
-def test_a_latch_blocks_until_set_and_stays_open_after() -> None:
-    latch = Latch()
-    assert not latch.is_set() and latch.wait(0.01) is False
-    threading.Timer(0.02, latch.set).start()
-    assert latch.wait(5) is True
-    latch.set()  # a second set is harmless
-    assert latch.wait(0) and latch.wait(None) and latch.is_set()
-
-
-def test_a_latch_set_before_the_wait_returns_at_once() -> None:
-    latch = Latch()
-    latch.set()
-    assert latch.wait(0)
 
 
 def test_wait_for_returns_the_last_value_or_raises_the_error() -> None:

@@ -114,6 +114,7 @@ class AcpAsyncAgent(_AgentBase):
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+        await self._core.session.wait_closed_async()  # on a borrowed loop: until fully closed
 
     def send_session_update(self, notification: SessionNotification) -> None:
         """Send a ``session/update`` outside of a prompt turn (e.g. after ``session/load``)."""

@@ -133,6 +133,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         self._close_listeners: list[Callable[[AcpConnectionException], None]] = []
         self._terminated = threading.Event()
         self._close_called = False
+        self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
         self._objects = transport.carries_objects
 
     # ------------------------------------------------------------------ properties
@@ -288,21 +289,28 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         return self._terminated.wait(timeout)
 
     async def wait_closed_async(self) -> None:
-        """Wait (in any asyncio loop) until the connection ended."""
-        if self._terminated.is_set():
-            return
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
+        """Wait (in any asyncio loop) until the connection ended.
 
-        def resolve() -> None:
-            if not future.done():
-                future.set_result(None)
+        When the close was started on the connection's own loop, this also waits for the
+        transport to finish closing (for a spawned agent: until the process is gone), so a
+        caller's loop may stop right after it.
+        """
+        if not self._terminated.is_set():
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[None] = loop.create_future()
 
-        def done(_: AcpConnectionException) -> None:
-            loop.call_soon_threadsafe(resolve)
+            def resolve() -> None:
+                if not future.done():
+                    future.set_result(None)
 
-        self.add_close_listener(done)
-        await future
+            def done(_: AcpConnectionException) -> None:
+                loop.call_soon_threadsafe(resolve)
+
+            self.add_close_listener(done)
+            await future
+        task = self._close_task
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            await asyncio.shield(task)
 
     def close(self, timeout: float = 10.0) -> None:
         """Close at once: pending requests error, handlers are disposed, the transport closes.
@@ -314,7 +322,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
                 return
             self._close_called = True
         if self._runner.in_loop():
-            self.loop.create_task(self._close_then_finish(self._close_async()))
+            self._close_task = self.loop.create_task(self._close_then_finish(self._close_async()))
             return
         try:
             self._runner.run(self._close_async(), timeout)
@@ -341,7 +349,8 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
             self._close_called = True
         bound = timeout if timeout is not None else (self._request_timeout or 60.0)
         if self._runner.in_loop():
-            self.loop.create_task(self._close_then_finish(self._close_gracefully_async(bound)))
+            closing = self._close_gracefully_async(bound)
+            self._close_task = self.loop.create_task(self._close_then_finish(closing))
             return
         try:
             self._runner.run(self._close_gracefully_async(bound), bound + 10.0)

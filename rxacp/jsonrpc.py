@@ -42,7 +42,8 @@ Decisions (JSON-RPC 2.0 + ACP, and where the spec leaves room):
   path refuses a value or might differ from it, so every rule above holds either way.
   ``pydantic_core`` also writes values ``json`` cannot (``datetime``, ``UUID``, ``bytes``,
   ``Enum``, sets, dataclasses, pydantic models) in pydantic's JSON form instead of raising
-  ``TypeError``; a value neither can write still raises ``TypeError``.
+  ``TypeError``, and a ``None`` dict key as ``"None"`` (``json``: ``"null"``); a value neither
+  can write still raises ``TypeError``.
 
 This module is *not* responsible for framing lines, ids allocation, pending requests, choosing
 which error to answer, mapping exceptions to error objects (that is :mod:`rxacp.errors`) or

@@ -182,6 +182,60 @@ def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+FLAT_GROWTH_KIB = 2048
+""""Flat memory" while streaming 200,000 updates: each side grows by less than 2 MiB."""
+
+
+def _cpu(s: dict[str, Any]) -> float:
+    return float((s.get("client_cpu_us") or 0) + (s.get("agent_cpu_us") or 0))
+
+
+def _check(ok: bool | None) -> str:
+    return "-" if ok is None else ("met" if ok else "NOT met")
+
+
+def targets(results: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """Issue 8's targets for each rxacp API: the measured value and met / not met."""
+    lines = ["| target | impl | measured | status |", "|---|---|---:|---|"]
+
+    def row(name: str, impl: str, value: str, ok: bool | None) -> None:
+        lines.append(f"| {name} | {impl} | {value} | {_check(ok)} |")
+
+    for impl in (i for i in IMPLS if i.startswith("rxacp")):
+        for bench in ("rt", "stream20k", "stream200k"):
+            per = results.get(bench, {})
+            s, off, flo = per.get(impl), per.get("official"), per.get("floor")
+            if not s or not off or not s.get("rate") or not off.get("rate"):
+                continue
+            rate = s["rate"] / off["rate"]
+            row(f"{bench} rate ≥ 2.0x official", impl, f"{rate:.2f}x", rate >= 2.0)
+            if _cpu(off):
+                cpu = _cpu(s) / _cpu(off)
+                row(f"{bench} CPU per message ≤ 0.5x official", impl, f"{cpu:.2f}x", cpu <= 0.5)
+            if bench == "rt" and flo and flo.get("rate"):
+                floor = s["rate"] / flo["rate"]
+                row("rt rate ≥ 0.5x floor", impl, f"{floor:.2f}x", floor >= 0.5)
+            if bench == "stream200k" and "agent_growth_kib" in s:
+                growth = max(s["client_growth_kib"], s["agent_growth_kib"])
+                row(
+                    "flat memory streaming 200k (growth < 2 MiB)",
+                    impl,
+                    f"{growth / 1024:.1f} MiB",
+                    growth < FLAT_GROWTH_KIB,
+                )
+        for bench in ("cancel_session", "cancel_request"):
+            s = results.get(bench, {}).get(impl)
+            if s and s.get("p50_ms") is not None and s.get("p99_ms") is not None:
+                ok = s["p50_ms"] <= 2.0 and s["p99_ms"] <= 10.0
+                value = f"{s['p50_ms']:.2f} / {s['p99_ms']:.2f} ms"
+                row(f"{bench} p50 ≤ 2 ms, p99 ≤ 10 ms", impl, value, ok)
+        s = results.get("idle", {}).get(impl)
+        if s and s.get("client_extra_kib") is not None:
+            extra = max(s["client_extra_kib"], s["agent_extra_kib"]) / 1024
+            row("1,000 idle sessions < 50 MiB extra", impl, f"{extra:.2f} MiB", extra < 50)
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Parse options, run the alternating repetitions, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -193,7 +247,8 @@ def main() -> None:
     parser.add_argument("--table-from", default=None, help="only print the table of a --json")
     args = parser.parse_args()
     if args.table_from:
-        print(table(json.loads(Path(args.table_from).read_text())["summary"]))
+        summary = json.loads(Path(args.table_from).read_text())["summary"]
+        print(table(summary) + "\n\n" + targets(summary))
         return
     reps = args.reps or (2 if args.quick else 5)
     benches = [b for b in args.bench.split(",") if b]
@@ -220,6 +275,8 @@ def main() -> None:
     }
     print(f"\n{time.strftime('%Y-%m-%d %H:%M')} — {machine()} — load after: {load()}\n")
     print(table(results))
+    print("\nIssue 8 targets (ratios from this run):\n")
+    print(targets(results))
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": results, "raw": raw}, indent=1))
 

@@ -29,10 +29,11 @@ class OutboundGate:
     every waiter when the connection ends.
     """
 
-    __slots__ = ("_cond", "_forever", "_limit", "_paused", "_queued", "_stats")
+    __slots__ = ("_cond", "_forever", "_limit", "_lock", "_paused", "_queued", "_stats")
 
     def __init__(self, limit: int, stats: SessionStats) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._limit = limit
         self._queued = 0
         self._paused = False
@@ -46,19 +47,19 @@ class OutboundGate:
 
     def enter(self) -> None:
         """Wait (on a producer thread) until a hand-off may be queued, then count it."""
-        with self._cond:
+        with self._lock:
             if not self._forever and (self._paused or self._queued >= self._limit):
                 self._stats.producer_waits += 1
                 while not self._forever and (self._paused or self._queued >= self._limit):
                     self._cond.wait()
             self._queued += 1
 
-    def leave(self) -> None:
-        """The loop ran one queued hand-off."""
-        with self._cond:
-            self._queued -= 1
+    def leave(self, count: int = 1) -> None:
+        """The loop ran ``count`` queued hand-offs (one batch: one lock round trip)."""
+        with self._lock:
+            self._queued -= count
             if self._queued < self._limit and not self._paused:
-                self._cond.notify()
+                self._cond.notify(count)
 
     def pause(self) -> None:
         """The transport's write buffer went over its high-water mark."""
@@ -97,11 +98,8 @@ class GatedRunner(LoopRunner):
         if self.in_loop():
             super().call_later(fn)
             return
-        gate = self._gate
-        gate.enter()
+        self._gate.enter()
+        self._enqueue(fn, counted=True)  # released in bulk when its batch has run
 
-        def run() -> None:
-            gate.leave()
-            fn()
-
-        super().call_later(run)
+    def _batch_ran(self, counted: int) -> None:
+        self._gate.leave(counted)

@@ -29,6 +29,7 @@ class LoopRunner:
         self._queue: collections.deque[Callable[[], Any]] = collections.deque()
         self._queue_lock = threading.Lock()
         self._drain_scheduled = False
+        self._counted = 0  # queued with counted=True and not taken by a drain yet
         self.batch_hooks: tuple[Callable[[], Any], Callable[[], Any]] | None = None
         """Optional ``(begin, end)`` called around each batch of queued calls (the session
         corks its transport there, so the frames one batch writes go out together)."""
@@ -84,9 +85,11 @@ class LoopRunner:
         """
         self._enqueue(fn)
 
-    def _enqueue(self, fn: Callable[[], Any]) -> None:
+    def _enqueue(self, fn: Callable[[], Any], counted: bool = False) -> None:
         with self._queue_lock:
             self._queue.append(fn)
+            if counted:
+                self._counted += 1
             if self._drain_scheduled:
                 return
             self._drain_scheduled = True
@@ -96,6 +99,10 @@ class LoopRunner:
             with self._queue_lock:
                 self._queue.clear()
                 self._drain_scheduled = False
+                self._counted = 0
+
+    def _batch_ran(self, counted: int) -> None:
+        """Hook: a batch holding ``counted`` calls queued with ``counted=True`` has run."""
 
     def _drain(self) -> None:
         """Run the functions queued so far (loop thread); later ones get their own drain."""
@@ -103,6 +110,7 @@ class LoopRunner:
         with self._queue_lock:
             self._drain_scheduled = False
             count = len(queue)
+            counted, self._counted = self._counted, 0  # exactly those among the `count` taken
         hooks = self.batch_hooks
         if hooks is not None:
             hooks[0]()
@@ -118,6 +126,8 @@ class LoopRunner:
         finally:
             if hooks is not None:
                 hooks[1]()
+            if counted:
+                self._batch_ran(counted)
             if count and queue:  # interrupted by a BaseException: keep the rest going
                 with self._queue_lock:
                     if not self._drain_scheduled:

@@ -427,8 +427,8 @@ class Generator:
             "unchanged by `to_wire()`."
         )
         src = self.class_header(name, "UnknownVariant", doc)
-        src += f"    _tag_wire: ClassVar[str] = {json.dumps(tag_wire)}\n"
-        if refused:
+        if refused:  # the known tags this generic model refuses (and where to find the tag)
+            src += f"    _tag_wire: ClassVar[str] = {json.dumps(tag_wire)}\n"
             refused_src = ", ".join(json.dumps(t) for t in refused)
             src += f"    _refused_tags: ClassVar[frozenset[str]] = frozenset({{{refused_src}}})\n"
         src += f"    {py}: str{alias}\n"

@@ -1025,7 +1025,6 @@ class UnknownMultiSelectItems(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -1785,7 +1784,6 @@ class UnknownAuthMethod(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -2566,7 +2564,6 @@ class UnknownSessionUpdate(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "sessionUpdate"
     session_update: str
 
 
@@ -3051,7 +3048,6 @@ class UnknownMcpServer(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 

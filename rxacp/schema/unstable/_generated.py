@@ -1135,7 +1135,6 @@ class UnknownMultiSelectItems(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -2304,7 +2303,6 @@ class UnknownAuthMethod(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 
@@ -3775,7 +3773,6 @@ class UnknownSessionUpdate(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "sessionUpdate"
     session_update: str
 
 
@@ -4505,7 +4502,6 @@ class UnknownMcpServer(UnknownVariant):
     unchanged by `to_wire()`.
     """
 
-    _tag_wire: ClassVar[str] = "type"
     type: str
 
 

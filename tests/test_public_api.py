@@ -21,6 +21,7 @@ EXPECTED: dict[str, set[str]] = {
         "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler", "WorkspaceFileSystem",
+        "LocalTerminals",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",

@@ -3,7 +3,8 @@
 ``AcpClient.async_(transport)`` builds an :class:`AcpAsyncClient` (cold, awaitable Observables);
 ``AcpClient.sync(transport)`` an :class:`AcpSyncClient` (blocking). :class:`CancellationSignal`
 is the stop button of a prompt turn; :class:`WorkspaceFileSystem` serves ``fs/*`` requests
-confined to workspace roots.
+confined to workspace roots and :class:`LocalTerminals` serves ``terminal/*`` requests by running
+commands locally.
 
 This package is *not* responsible for the JSON-RPC engine (``rxacp.session``), transports or the
 agent side (``rxacp.agent``).
@@ -27,6 +28,7 @@ from .builder import (
 from .cancellation import CancellationSignal
 from .fs import WorkspaceFileSystem
 from .sync_client import AcpSyncClient
+from .terminals import LocalTerminals
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -38,6 +40,7 @@ __all__ = [
     "AcpSyncClientBuilder",
     "AsyncHandler",
     "CancellationSignal",
+    "LocalTerminals",
     "RequestLike",
     "SyncHandler",
     "WorkspaceFileSystem",

@@ -15,6 +15,8 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -85,6 +87,7 @@ __all__ = [
 ]
 
 _DEFAULT: Any = object()
+_log = logging.getLogger("rxacp.client")
 
 
 class AcpAsyncClient:
@@ -107,12 +110,14 @@ class AcpAsyncClient:
         client_info: Any,
         prompt_timeout: Duration | None,
         permissions: PermissionTracker,
+        session_closed_listeners: Sequence[Callable[[str], object]] = (),
     ) -> None:
         self._session = session
         self._client_capabilities = client_capabilities
         self._client_info = client_info
         self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
         self._permissions = permissions
+        self._session_closed_listeners = tuple(session_closed_listeners)
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
 
@@ -292,7 +297,22 @@ class AcpAsyncClient:
 
         ──request──▶ ─────R|
         """
-        return self._call(m.SESSION_CLOSE, request)
+        params = coerce(m.METHODS[m.SESSION_CLOSE], request)
+        source = self._call(m.SESSION_CLOSE, params)
+        if not self._session_closed_listeners:
+            return source
+        session_id = str(getattr(params, "session_id", ""))
+        closed: AcpObservable[CloseSessionResponse] = source.pipe(
+            ops.do_action(on_completed=lambda: self._session_closed(session_id))
+        )
+        return closed
+
+    def _session_closed(self, session_id: str) -> None:
+        for listener in self._session_closed_listeners:
+            try:
+                listener(session_id)
+            except Exception:
+                _log.exception("a session-closed listener failed")
 
     def set_session_mode(
         self, request: SetSessionModeRequest | RequestLike

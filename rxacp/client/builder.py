@@ -232,6 +232,7 @@ class _ClientBuilderBase(Generic[_Client]):
             client_info=self._client_info,
             prompt_timeout=self._prompt_timeout,
             permissions=permissions,
+            session_closed_listeners=self._handlers.session_closed_listeners,
         )
 
 

@@ -92,6 +92,10 @@ class ClientHandlers:
         self.ext_notifications: dict[str, Callable[[Any], Any]] = {}
         self.update_consumers: list[Consumer] = []
         self.elicitation_complete_consumers: list[Consumer] = []
+        self.close_listeners: list[Callable[[], object]] = []
+        """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
+        self.session_closed_listeners: list[Callable[[str], object]] = []
+        """Called with the session id after the client's ``session/close`` for it settled."""
 
 
 class PermissionTracker:
@@ -187,6 +191,15 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
         ),
     )
     session.unhandled_request_hint = _hint
+    for listener in handlers.close_listeners:
+        session.add_close_listener(_ignore_reason(listener))
+
+
+def _ignore_reason(listener: Callable[[], object]) -> Callable[[Any], None]:
+    def on_close(_reason: Any) -> None:
+        listener()
+
+    return on_close
 
 
 def _hint(method: str) -> str | None:

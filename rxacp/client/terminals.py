@@ -1,0 +1,605 @@
+"""``LocalTerminals``: ready-made ``terminal/*`` handlers that run commands on this machine.
+
+The counterpart of :class:`~rxacp.client.WorkspaceFileSystem` for the five terminal methods:
+
+- ``terminal/create`` spawns ``command`` with ``args`` as an argv (never through a shell unless
+  ``shell=True``), in its own session and process group, with ``cwd`` confined to the workspace
+  roots (default: the first root) and the request's ``env`` on top of this process's
+  environment (``inherit_env=False``: only the request's). stdin is ``/dev/null``; stdout and
+  stderr are captured together. It answers at once with the terminal id;
+- output is kept up to the request's ``outputByteLimit`` (and never more than
+  ``max_output_bytes``): past it the *oldest* bytes are dropped, at a UTF-8 character boundary,
+  and ``truncated`` is set, as the spec says;
+- ``terminal/output`` answers what was captured so far (invalid UTF-8 is replaced, an
+  incomplete trailing character is held back until more arrives) and the exit status once the
+  command exited; ``terminal/wait_for_exit`` answers when it exits; ``terminal/kill`` kills the
+  command's whole process group (``SIGKILL``) and keeps the terminal; ``terminal/release`` kills
+  it if still running, reaps it and forgets the id;
+- every terminal of a session is killed when the client closes that session
+  (``session/close``), and every terminal when the client's connection ends;
+- at most ``max_running`` commands run at once and at most ``max_terminals`` terminals exist
+  (released or not): a ``terminal/create`` past either is answered ``-32600`` saying so.
+
+Bad requests are answered ``-32602`` naming the problem (relative or outside-the-roots ``cwd``,
+a command that does not exist, an invalid environment variable name); an unknown terminal id,
+or one of another session, is ``-32002``.
+
+Use it with either builder (one call registers all five handlers and the close hooks)::
+
+    terminals = LocalTerminals(["/home/me/project"])
+    terminals.install(AcpClient.sync(transport))      # or AcpClient.async_(transport)
+
+This module is *not* responsible for a pseudo-terminal (commands see pipes, not a TTY), for
+sandboxing the command (it runs with this process's rights; ``cwd`` confinement is not a
+jail), or for descendants that leave the process group (``setsid``): those are not killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from ..errors import AcpProtocolException
+from ..schema import (
+    CreateTerminalRequest,
+    CreateTerminalResponse,
+    KillTerminalRequest,
+    KillTerminalResponse,
+    ReleaseTerminalRequest,
+    ReleaseTerminalResponse,
+    TerminalExitStatus,
+    TerminalOutputRequest,
+    TerminalOutputResponse,
+    WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse,
+)
+from .fs import WorkspaceFileSystem
+from .handlers import ClientHandlers
+
+__all__ = ["LocalTerminals"]
+
+_B = TypeVar("_B")
+
+DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+"""Default cap on the output one terminal retains (whatever the request's limit): 8 MiB."""
+
+_DRAIN_SECONDS = 2.0
+"""After the command exits, how long the exit waits for output still in the pipe (a descendant
+that keeps the pipe open does not hold the exit status back longer than this)."""
+
+_CHUNK = 65536
+
+
+def _utf8_start(buf: bytes | bytearray | memoryview, start: int) -> int:
+    """The first index at or after ``start`` that is not a UTF-8 continuation byte."""
+    end = min(len(buf), start + 4)
+    index = start
+    while index < end and (buf[index] & 0xC0) == 0x80:
+        index += 1
+    return index if index < end or index == len(buf) else start
+
+
+def _utf8_complete_end(buf: bytes | bytearray) -> int:
+    """The length of ``buf`` without an incomplete multi-byte character at its very end."""
+    length = len(buf)
+    for back in range(1, min(4, length) + 1):
+        byte = buf[length - back]
+        if (byte & 0xC0) == 0x80:
+            continue  # continuation: keep looking for the lead byte
+        if byte >= 0xC0:
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return length - back if back < need else length
+        return length  # an ASCII byte: nothing incomplete
+    return length
+
+
+def _fit(text: str, limit: int) -> str:
+    """Drop characters from the start until ``text`` encodes to at most ``limit`` bytes."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    start = _utf8_start(data, len(data) - limit)
+    return data[start:].decode("utf-8")
+
+
+class _Terminal:
+    """One spawned command: its process, captured output and exit status (thread-safe)."""
+
+    def __init__(
+        self, terminal_id: str, session_id: str, proc: subprocess.Popen[bytes], limit: int
+    ) -> None:
+        self.id = terminal_id
+        self.session_id = session_id
+        self.proc = proc
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._buffer = bytearray()
+        self._truncated = False
+        self._returncode: int | None = None
+        self._callbacks: list[Callable[[], None]] = []
+        self.exited = threading.Event()
+        self.released = False
+        self._stop_r, self._stop_w = os.pipe()
+        self._stop_w_open = True
+        self._reader = threading.Thread(
+            target=self._read, name=f"rxacp-terminal-{terminal_id}-out", daemon=True
+        )
+        self._waiter = threading.Thread(
+            target=self._wait, name=f"rxacp-terminal-{terminal_id}-wait", daemon=True
+        )
+        self._reader.start()
+        self._waiter.start()
+
+    # ------------------------------------------------------------------ threads
+    def _read(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        fd = stream.fileno()
+        try:
+            while True:
+                ready, _, _ = select.select([fd, self._stop_r], [], [])
+                if self._stop_r in ready and fd not in ready:
+                    return
+                chunk = os.read(fd, _CHUNK)
+                if not chunk:
+                    return
+                self._append(chunk)
+        except OSError:
+            return
+        finally:
+            stream.close()
+            os.close(self._stop_r)
+
+    def _append(self, chunk: bytes) -> None:
+        with self._lock:
+            self._buffer += chunk
+            # trim lazily (at twice the limit) so a chatty command costs O(1) per byte
+            if len(self._buffer) > 2 * self.limit or (self.limit == 0 and self._buffer):
+                self._trim()
+
+    def _trim(self) -> None:
+        excess = len(self._buffer) - self.limit
+        if excess > 0:
+            del self._buffer[: _utf8_start(self._buffer, excess)]
+            self._truncated = True
+
+    def _wait(self) -> None:
+        returncode = self.proc.wait()
+        self._reader.join(_DRAIN_SECONDS)
+        with self._lock:
+            self._returncode = returncode
+            callbacks, self._callbacks = self._callbacks, []
+        if not self._reader.is_alive():
+            self._close_stop()
+        self.exited.set()
+        for callback in callbacks:
+            callback()
+
+    def _close_stop(self) -> None:
+        with self._lock:
+            if not self._stop_w_open:
+                return
+            self._stop_w_open = False
+        os.close(self._stop_w)
+
+    # ------------------------------------------------------------------ queries
+    def exit_status(self) -> TerminalExitStatus | None:
+        code = self._returncode
+        if code is None:
+            return None
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            return TerminalExitStatus(exit_code=None, signal=name)
+        return TerminalExitStatus(exit_code=code, signal=None)
+
+    def output(self) -> TerminalOutputResponse:
+        with self._lock:
+            self._trim()
+            data = bytes(self._buffer)
+            truncated = self._truncated
+            exited = self._returncode is not None
+        if not exited:
+            data = data[: _utf8_complete_end(data)]
+        text = _fit(data.decode("utf-8", errors="replace"), self.limit)
+        return TerminalOutputResponse(
+            output=text, truncated=truncated, exit_status=self.exit_status()
+        )
+
+    def on_exit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on a terminal thread, or now) once the command exited."""
+        with self._lock:
+            if self._returncode is None:
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def remove_on_exit(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+    # ------------------------------------------------------------------ control
+    def kill(self) -> None:
+        """SIGKILL the command's process group (also descendants still in it)."""
+        if self.exited.is_set() and not self._reader.is_alive():
+            return  # exited, and nothing holds its output pipe: the group is gone
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def stop_reading(self) -> None:
+        """Stop the output reader even if an escaped descendant still holds the pipe."""
+        with self._lock:
+            if not self._stop_w_open:
+                return
+            with contextlib.suppress(OSError):
+                os.write(self._stop_w, b"x")
+
+    def join(self, timeout: float) -> bool:
+        """Wait until the command is reaped and its reader stopped; False on timeout."""
+        if not self.exited.wait(timeout):
+            return False
+        self._reader.join(timeout)
+        if self._reader.is_alive():
+            return False
+        self._close_stop()
+        return True
+
+
+class LocalTerminals:
+    """Serves the ACP ``terminal/*`` requests by running commands locally (module docstring).
+
+    Args:
+        roots: the workspace root(s) a terminal's ``cwd`` must lie in (absolute, existing).
+        shell: run ``command`` (plus its quoted ``args``) through ``/bin/sh -c`` instead of as
+            an argv. Agents that send a whole command line in ``command`` need this.
+        inherit_env: start from this process's environment (default) or from an empty one.
+        max_running: commands that may run at once.
+        max_terminals: terminals that may exist at once (running or exited, not released).
+        max_output_bytes: the most output one terminal retains, whatever the request asks.
+        reap_timeout: how long ``release`` and :meth:`close` wait for a killed command.
+    """
+
+    def __init__(
+        self,
+        roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        *,
+        shell: bool = False,
+        inherit_env: bool = True,
+        max_running: int = 16,
+        max_terminals: int = 64,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        reap_timeout: float = 5.0,
+    ) -> None:
+        self._workspace = WorkspaceFileSystem(roots)
+        for name, value in (
+            ("max_running", max_running),
+            ("max_terminals", max_terminals),
+            ("max_output_bytes", max_output_bytes),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.roots: tuple[str, ...] = self._workspace.roots
+        """The real paths of the workspace roots."""
+        self.shell = shell
+        self.inherit_env = inherit_env
+        self.max_running = max_running
+        self.max_terminals = max_terminals
+        self.max_output_bytes = max_output_bytes
+        self.reap_timeout = reap_timeout
+        self._lock = threading.Lock()
+        self._terminals: dict[str, _Terminal] = {}
+        self._ids = itertools.count(1)
+        self._prefix = os.urandom(4).hex()
+        self._closed = False
+        self._reaping: set[_Terminal] = set()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def running_count(self) -> int:
+        """Commands started here that have not exited yet (released ones included)."""
+        with self._lock:
+            return sum(1 for t in self._terminals.values() if not t.exited.is_set())
+
+    @property
+    def terminal_ids(self) -> list[str]:
+        """The ids of the terminals not released yet."""
+        with self._lock:
+            return [t.id for t in self._terminals.values() if not t.released]
+
+    def _get(self, session_id: str, terminal_id: str) -> _Terminal:
+        with self._lock:
+            term = self._terminals.get(terminal_id)
+        if term is None or term.released or term.session_id != session_id:
+            raise AcpProtocolException.resource_not_found(
+                f"unknown terminal {terminal_id!r} for this session (never created, or released)"
+            )
+        return term
+
+    # ------------------------------------------------------------------ spawning
+    def _argv(self, request: CreateTerminalRequest) -> list[str]:
+        command = request.command
+        args = list(request.args or [])
+        if not isinstance(command, str) or not command or "\x00" in command:
+            raise AcpProtocolException.invalid_params("command must be a non-empty string")
+        if any("\x00" in arg for arg in args):
+            raise AcpProtocolException.invalid_params("args must not contain NUL bytes")
+        if self.shell:
+            line = " ".join([command, *(shlex.quote(arg) for arg in args)])
+            return ["/bin/sh", "-c", line]
+        return [command, *args]
+
+    def _cwd(self, cwd: str | None) -> str:
+        if cwd is None:
+            return self.roots[0]
+        try:
+            real = self._workspace.resolve(cwd)
+        except AcpProtocolException as exc:
+            raise AcpProtocolException.invalid_params(f"cwd: {exc.message}") from None
+        if not os.path.isdir(real):
+            raise AcpProtocolException.invalid_params(f"cwd {cwd!r} is not an existing directory")
+        return real
+
+    def _env(self, request: CreateTerminalRequest) -> dict[str, str]:
+        env = dict(os.environ) if self.inherit_env else {}
+        for var in request.env or []:
+            name, value = var.name, var.value
+            if not name or "=" in name or "\x00" in name or "\x00" in value:
+                raise AcpProtocolException.invalid_params(
+                    f"invalid environment variable name {name!r} (or a NUL byte in its value)"
+                )
+            env[name] = value
+        return env
+
+    def _limit(self, request: CreateTerminalRequest) -> int:
+        limit = request.output_byte_limit
+        if limit is None:
+            return self.max_output_bytes
+        if limit < 0:
+            raise AcpProtocolException.invalid_params(
+                f"outputByteLimit must not be negative, got {limit}"
+            )
+        return min(limit, self.max_output_bytes)
+
+    def _admit(self) -> None:
+        if self._closed:
+            raise AcpProtocolException.invalid_request("the client's terminals are closed")
+        live = [t for t in self._terminals.values() if not t.released]
+        if len(live) >= self.max_terminals:
+            raise AcpProtocolException.invalid_request(
+                f"too many terminals: {len(live)} exist (limit {self.max_terminals}); "
+                "release some with terminal/release"
+            )
+        running = sum(1 for t in self._terminals.values() if not t.exited.is_set())
+        if running >= self.max_running:
+            raise AcpProtocolException.invalid_request(
+                f"too many running commands: {running} (limit {self.max_running}); "
+                "wait for one to exit, or kill or release one"
+            )
+
+    def _spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        try:
+            return subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except FileNotFoundError:
+            hint = (
+                " (this client runs commands without a shell: send the program in command "
+                "and its arguments in args)"
+                if not self.shell and any(c in argv[0] for c in " |&;<>$")
+                else ""
+            )
+            raise AcpProtocolException.invalid_params(
+                f"command not found: {argv[0]!r}{hint}"
+            ) from None
+        except PermissionError:
+            raise AcpProtocolException.invalid_params(
+                f"command is not executable: {argv[0]!r}"
+            ) from None
+        except OSError as exc:
+            raise AcpProtocolException.invalid_params(
+                f"cannot start {argv[0]!r}: {os.strerror(exc.errno or 0)}"
+            ) from None
+
+    # ------------------------------------------------------------------ handlers (blocking)
+    def create_terminal(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
+        """``terminal/create``: start the command; answers its terminal id at once."""
+        argv = self._argv(request)
+        cwd = self._cwd(request.cwd)
+        env = self._env(request)
+        limit = self._limit(request)
+        with self._lock:
+            self._admit()
+            terminal_id = f"term_{self._prefix}_{next(self._ids)}"
+            proc = self._spawn(argv, cwd, env)
+            self._terminals[terminal_id] = _Terminal(
+                terminal_id, str(request.session_id), proc, limit
+            )
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    def terminal_output(self, request: TerminalOutputRequest) -> TerminalOutputResponse:
+        """``terminal/output``: the output so far, and the exit status once it exited."""
+        return self._get(str(request.session_id), request.terminal_id).output()
+
+    def wait_for_terminal_exit(
+        self, request: WaitForTerminalExitRequest
+    ) -> WaitForTerminalExitResponse:
+        """``terminal/wait_for_exit``: blocks until the command exits (or is killed)."""
+        term = self._get(str(request.session_id), request.terminal_id)
+        term.exited.wait()
+        return self._exit_response(term)
+
+    def kill_terminal(self, request: KillTerminalRequest) -> KillTerminalResponse:
+        """``terminal/kill``: kill the command's process group; the terminal stays valid."""
+        term = self._get(str(request.session_id), request.terminal_id)
+        term.kill()
+        term.exited.wait(self.reap_timeout)
+        return KillTerminalResponse()
+
+    def release_terminal(self, request: ReleaseTerminalRequest) -> ReleaseTerminalResponse:
+        """``terminal/release``: kill the command if still running, reap it, forget the id."""
+        term = self._get(str(request.session_id), request.terminal_id)
+        self._release([term], wait=True)
+        return ReleaseTerminalResponse()
+
+    @staticmethod
+    def _exit_response(term: _Terminal) -> WaitForTerminalExitResponse:
+        status = term.exit_status()
+        assert status is not None
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    # ------------------------------------------------------------------ handlers (asyncio)
+    async def create_terminal_async(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
+        """:meth:`create_terminal` with the spawn on a thread, for ``AcpClient.async_``."""
+        return await asyncio.to_thread(self.create_terminal, request)
+
+    async def terminal_output_async(self, request: TerminalOutputRequest) -> TerminalOutputResponse:
+        """:meth:`terminal_output` (decoding on a thread), for ``AcpClient.async_``."""
+        return await asyncio.to_thread(self.terminal_output, request)
+
+    async def wait_for_terminal_exit_async(
+        self, request: WaitForTerminalExitRequest
+    ) -> WaitForTerminalExitResponse:
+        """:meth:`wait_for_terminal_exit` without holding a thread; cancelling the request
+        (``$/cancel_request``) stops the wait, not the command."""
+        term = self._get(str(request.session_id), request.terminal_id)
+        loop = asyncio.get_running_loop()
+        exited: asyncio.Future[None] = loop.create_future()
+
+        def resolve() -> None:
+            if not exited.done():
+                exited.set_result(None)
+
+        def notify() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+                loop.call_soon_threadsafe(resolve)
+
+        term.on_exit(notify)
+        try:
+            await exited
+        finally:
+            term.remove_on_exit(notify)
+        return self._exit_response(term)
+
+    async def kill_terminal_async(self, request: KillTerminalRequest) -> KillTerminalResponse:
+        """:meth:`kill_terminal` on a thread, for ``AcpClient.async_``."""
+        return await asyncio.to_thread(self.kill_terminal, request)
+
+    async def release_terminal_async(
+        self, request: ReleaseTerminalRequest
+    ) -> ReleaseTerminalResponse:
+        """:meth:`release_terminal` on a thread, for ``AcpClient.async_``."""
+        return await asyncio.to_thread(self.release_terminal, request)
+
+    # ------------------------------------------------------------------ lifecycle
+    def _release(self, terms: list[_Terminal], *, wait: bool) -> bool:
+        with self._lock:
+            for term in terms:
+                term.released = True
+                self._terminals.pop(term.id, None)
+                self._reaping.add(term)
+        for term in terms:
+            term.kill()
+        reaped = True
+        if wait:
+            for term in terms:
+                if not term.join(self.reap_timeout):
+                    term.stop_reading()
+                    reaped = term.join(self.reap_timeout) and reaped
+        for term in terms:
+            if term.exited.is_set():
+                with self._lock:
+                    self._reaping.discard(term)
+            else:
+                term.on_exit(functools.partial(self._reaped, term))
+        return reaped
+
+    def _reaped(self, term: _Terminal) -> None:
+        with self._lock:
+            self._reaping.discard(term)
+
+    def release_session(self, session_id: str, *, wait: bool = True) -> int:
+        """Kill and release every terminal of ``session_id`` (the client closed it); returns
+        how many. ``wait=False`` only sends the kills (reaping finishes on its own)."""
+        with self._lock:
+            terms = [t for t in self._terminals.values() if t.session_id == session_id]
+        self._release(terms, wait=wait)
+        return len(terms)
+
+    def close(self, *, wait: bool = True) -> bool:
+        """Kill and release every terminal and refuse new ones; True when all were reaped
+        (``wait=False`` only sends the kills). Idempotent."""
+        with self._lock:
+            self._closed = True
+            terms = list(self._terminals.values())
+        return self._release(terms, wait=wait)
+
+    def kill_all(self) -> int:
+        """Kill and release every terminal without waiting (the connection ended); new ones
+        may still be created. Returns how many were released."""
+        with self._lock:
+            terms = list(self._terminals.values())
+        self._release(terms, wait=False)
+        return len(terms)
+
+    def join(self, timeout: float) -> bool:
+        """Wait until every command started here was reaped; False if ``timeout`` passed."""
+        with self._lock:
+            terms = [*self._terminals.values(), *self._reaping]
+        return all(term.exited.wait(timeout) for term in terms)
+
+    def __enter__(self) -> LocalTerminals:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ registration
+    def install(self, builder: _B) -> _B:
+        """Register all five ``terminal/*`` handlers on a sync or async client builder (so the
+        client advertises ``terminal``), and kill this session's terminals on ``session/close``
+        and every terminal when the connection ends. Returns the builder."""
+        from .builder import AcpAsyncClientBuilder, AcpSyncClientBuilder
+
+        handlers: ClientHandlers
+        if isinstance(builder, AcpSyncClientBuilder):
+            handlers = builder._handlers  # same package: the builder's private registry
+            builder.create_terminal_handler(self.create_terminal)
+            builder.terminal_output_handler(self.terminal_output)
+            builder.wait_for_terminal_exit_handler(self.wait_for_terminal_exit)
+            builder.kill_terminal_handler(self.kill_terminal)
+            builder.release_terminal_handler(self.release_terminal)
+        elif isinstance(builder, AcpAsyncClientBuilder):
+            handlers = builder._handlers
+            builder.create_terminal_handler(self.create_terminal_async)
+            builder.terminal_output_handler(self.terminal_output_async)
+            builder.wait_for_terminal_exit_handler(self.wait_for_terminal_exit_async)
+            builder.kill_terminal_handler(self.kill_terminal_async)
+            builder.release_terminal_handler(self.release_terminal_async)
+        else:
+            raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
+        handlers.session_closed_listeners.append(lambda sid: self.release_session(sid, wait=False))
+        handlers.close_listeners.append(self.kill_all)
+        return builder
+
+    def __repr__(self) -> str:
+        return f"LocalTerminals(roots={list(self.roots)!r}, running={self.running_count})"

@@ -4,6 +4,19 @@ Sync handlers must never run on the connection's event loop. This pool runs them
 threads, so a handler that ignores cancellation can be *abandoned* (the SDK answers for it) without
 blocking interpreter exit, which ``concurrent.futures.ThreadPoolExecutor`` would do.
 
+Accounting (all under one lock). ``free`` counts the live workers that are not running a task:
+the ones just started, and the ones waiting for work. Every free worker looks at the queue
+(under the lock) before it waits and before it exits, and takes one task when there is one. So
+the invariant the pool keeps after every operation is::
+
+    queued <= free  or  threads == max_workers
+
+"a queued task has a worker that will take it, or the pool is at ``max_workers``". ``submit``
+starts a thread whenever a new task would break it. (The old accounting counted a worker as idle
+until it re-acquired the lock after ``notify()``, so a burst of submits all saw the same idle
+worker: two tasks, one thread — issue 22.) Nothing relies on ``Condition.wait``'s return value or
+on which waiter a ``notify()`` reaches: a worker whose wait timed out still takes a queued task.
+
 This module is *not* responsible for cancellation or answers; it only runs callables.
 """
 
@@ -13,17 +26,43 @@ import collections
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WorkerPool"]
+__all__ = ["WorkerPool", "WorkerPoolStats"]
 
 _log = logging.getLogger("rxacp.session.workers")
+
+
+@dataclass(frozen=True)
+class WorkerPoolStats:
+    """One consistent snapshot of a :class:`WorkerPool` (taken under its lock).
+
+    ``threads`` live workers (``free`` of them not running a task), ``queued`` tasks waiting for a
+    worker, and ``max_workers``. The pool keeps ``queued <= free or threads == max_workers``.
+    """
+
+    threads: int
+    free: int
+    queued: int
+    max_workers: int
+
+    @property
+    def busy(self) -> int:
+        """Workers running a task."""
+        return self.threads - self.free
+
+    @property
+    def invariant_holds(self) -> bool:
+        """Every queued task has a free worker that will take it, or the pool is full."""
+        return self.queued <= self.free or self.threads >= self.max_workers
 
 
 class WorkerPool:
     """Runs callables on up to ``max_workers`` daemon threads, started on demand.
 
-    Idle threads wait ``idle_seconds`` for more work, then exit, so an idle connection holds no
+    Tasks submitted together run together, up to ``max_workers``; more wait in FIFO order. Idle
+    threads wait ``idle_seconds`` for more work, then exit, so an idle connection holds no
     threads. ``shutdown()`` makes idle workers exit; busy ones finish their current task first
     (they are daemons, so an abandoned one never blocks exit).
     """
@@ -39,9 +78,14 @@ class WorkerPool:
         self._queue: collections.deque[Callable[[], Any]] = collections.deque()
         self._cond = threading.Condition()
         self._threads = 0
-        self._idle = 0
+        self._free = 0
         self._shutdown = False
         self._seq = 0
+
+    @property
+    def max_workers(self) -> int:
+        """The most worker threads this pool runs at once."""
+        return self._max
 
     @property
     def thread_count(self) -> int:
@@ -53,7 +97,12 @@ class WorkerPool:
     def busy_count(self) -> int:
         """Number of workers currently running a task."""
         with self._cond:
-            return self._threads - self._idle
+            return self._threads - self._free
+
+    def stats(self) -> WorkerPoolStats:
+        """A consistent snapshot of the pool's counters."""
+        with self._cond:
+            return WorkerPoolStats(self._threads, self._free, len(self._queue), self._max)
 
     def submit(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` to run on a worker. Exceptions escaping ``fn`` are logged."""
@@ -61,14 +110,14 @@ class WorkerPool:
             if self._shutdown:
                 raise RuntimeError("worker pool is shut down")
             self._queue.append(fn)
-            if self._idle > 0:
+            if len(self._queue) <= self._free:
+                # A free worker will take it: wake one that waits (if the one woken had just
+                # timed out, it still looks at the queue before exiting).
                 self._cond.notify()
                 return
             if self._threads >= self._max:
                 return
-            self._threads += 1
-            self._seq += 1
-            name = f"{self._name}-{self._seq}"
+            name = self._start_locked()
         threading.Thread(target=self._run, name=name, daemon=True).start()
 
     def shutdown(self) -> None:
@@ -78,21 +127,35 @@ class WorkerPool:
             self._queue.clear()
             self._cond.notify_all()
 
+    # ------------------------------------------------------------------ internals
+    def _start_locked(self) -> str:
+        """Count a new worker (free from the start: it takes a task first thing)."""
+        self._threads += 1
+        self._free += 1
+        self._seq += 1
+        return f"{self._name}-{self._seq}"
+
     def _run(self) -> None:
         while True:
             with self._cond:
                 while not self._queue:
                     if self._shutdown:
-                        self._threads -= 1
+                        self._exit_locked()
                         return
-                    self._idle += 1
-                    woke = self._cond.wait(self._idle_seconds)
-                    self._idle -= 1
-                    if not woke and not self._queue:
-                        self._threads -= 1
+                    woken = self._cond.wait(self._idle_seconds)
+                    if not woken and not self._queue:
+                        # Idle for idle_seconds (a stolen wake-up just waits again).
+                        self._exit_locked()
                         return
                 fn = self._queue.popleft()
+                self._free -= 1
             try:
                 fn()
             except BaseException:  # pragma: no cover - tasks catch their own errors
                 _log.exception("worker task failed")
+            with self._cond:
+                self._free += 1
+
+    def _exit_locked(self) -> None:
+        self._threads -= 1
+        self._free -= 1

@@ -1,0 +1,125 @@
+"""``WorkerPool``: blocking tasks submitted together run together (up to ``max_workers``)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from rxacp.session.workers import WorkerPool
+
+pytestmark = pytest.mark.timeout(30)
+
+WAIT = 10.0  # generous bound for a loaded 2-core box; never reached when the pool is right
+
+
+def _until(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
+    """Poll ``predicate`` (bounded): for states the pool does not signal, like "worker idle"."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.001)
+    return True
+
+
+class _Gate:
+    """Blocking tasks that record how many run at once and wait until released."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.running = 0
+        self.peak = 0
+        self.finished = 0
+        self.release = threading.Event()
+
+    def task(self) -> None:
+        with self._cond:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self._cond.notify_all()
+        self.release.wait(WAIT)
+        with self._cond:
+            self.running -= 1
+            self.finished += 1
+            self._cond.notify_all()
+
+    def wait_running(self, n: int) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.running >= n, WAIT)
+
+    def wait_finished(self, n: int) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.finished >= n, WAIT)
+
+
+def _pool_with_one_idle_worker(max_workers: int) -> WorkerPool:
+    pool = WorkerPool(max_workers, name="test-worker")
+    done = threading.Event()
+    pool.submit(done.set)
+    assert done.wait(WAIT)
+    assert _until(lambda: pool.thread_count == 1 and pool.busy_count == 0)
+    return pool
+
+
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_tasks_submitted_at_once_to_a_pool_with_one_idle_worker_run_concurrently(n: int) -> None:
+    pool = _pool_with_one_idle_worker(max_workers=8)
+    gate = _Gate()
+    try:
+        for _ in range(n):
+            pool.submit(gate.task)
+        assert gate.wait_running(n), f"only {gate.running} of {n} tasks started"
+    finally:
+        gate.release.set()
+        assert gate.wait_finished(n)
+        pool.shutdown()
+
+
+def test_a_burst_larger_than_max_workers_runs_max_workers_at_once_and_queues_the_rest() -> None:
+    pool = _pool_with_one_idle_worker(max_workers=3)
+    gate = _Gate()
+    try:
+        for _ in range(7):
+            pool.submit(gate.task)
+        assert gate.wait_running(3)
+        assert pool.thread_count == 3
+        assert gate.running == 3
+    finally:
+        gate.release.set()
+        assert gate.wait_finished(7)
+        pool.shutdown()
+    assert gate.peak == 3
+
+
+def test_an_idle_worker_exits_after_idle_seconds_and_the_next_task_still_runs() -> None:
+    pool = WorkerPool(2, name="test-worker", idle_seconds=0.01)
+    first = threading.Event()
+    pool.submit(first.set)
+    assert first.wait(WAIT)
+    assert _until(lambda: pool.thread_count == 0)
+    second = threading.Event()
+    pool.submit(second.set)
+    assert second.wait(WAIT)
+    pool.shutdown()
+
+
+def test_submit_after_shutdown_raises_and_idle_workers_exit() -> None:
+    pool = _pool_with_one_idle_worker(max_workers=2)
+    pool.shutdown()
+    assert _until(lambda: pool.thread_count == 0)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(lambda: None)
+
+
+def test_worker_threads_are_named_after_the_pool_and_are_daemons() -> None:
+    pool = WorkerPool(1, name="rxacp-agent-worker")
+    seen: list[threading.Thread] = []
+    done = threading.Event()
+    pool.submit(lambda: (seen.append(threading.current_thread()), done.set()))
+    assert done.wait(WAIT)
+    pool.shutdown()
+    assert seen[0].name == "rxacp-agent-worker-1"
+    assert seen[0].daemon

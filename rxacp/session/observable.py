@@ -5,7 +5,9 @@ reactivex resolves its future from whatever thread emits, which stalls when that
 awaiting loop's thread. ``AcpObservable`` hands the outcome to the awaiting loop with
 ``call_soon_threadsafe`` and disposes the subscription when the awaiting task is cancelled
 (which, for a request, sends ``$/cancel_request``). ``pipe`` keeps the type, so
-``await client.prompt(req).pipe(ops.map(f))`` works too.
+``await client.prompt(req).pipe(ops.map(f))`` works too. Outside asyncio, ``block()`` is the
+Java SDK's ``.block()``, and ``pipe(ops.to_future(concurrent.futures.Future))`` its
+``.toFuture()``.
 
 This module is *not* responsible for sending anything; it only adapts emissions to asyncio.
 """
@@ -21,6 +23,9 @@ import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 from reactivex.observer.autodetachobserver import AutoDetachObserver
+
+from .._durations import Duration, to_seconds
+from .blocking import wait_for
 
 __all__ = ["AcpObservable"]
 
@@ -77,6 +82,32 @@ class AcpObservable(reactivex.Observable[_T]):
         if isinstance(result, reactivex.Observable) and not isinstance(result, AcpObservable):
             return _wrap(result)
         return result
+
+    def block(self, timeout: Duration | None = None) -> _T:
+        """Subscribe, block the calling thread until the end, and return the last value.
+
+        The Java SDK's ``Mono.block()`` / ``block(Duration)``::
+
+            --a--b--|   ->  returns b          --|   ->  returns None
+            --a--X      ->  raises X           ----  ->  (timeout) raises AcpTimeoutException
+
+        ``timeout`` is a ``timedelta`` or seconds; ``None`` (or ``0``) waits as long as it takes.
+        On timeout, and when the wait is interrupted (``KeyboardInterrupt``), the subscription is
+        disposed first, so a request is cancelled on the wire (``$/cancel_request``; for a
+        prompt what disposal of a prompt sends). Raises ``RuntimeError`` when called on a thread
+        that runs an asyncio event loop (it would stall that loop: ``await`` the Observable).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # no loop on this thread: blocking is fine
+        else:
+            raise RuntimeError(
+                "block() called on a thread that runs an asyncio event loop; "
+                "await the Observable instead"
+            )
+        seconds = to_seconds(timeout, name="timeout")
+        return cast(_T, wait_for(self, seconds, what="block()"))
 
     def __await__(self) -> Generator[Any, None, _T]:
         loop = asyncio.get_running_loop()

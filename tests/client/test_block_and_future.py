@@ -1,0 +1,117 @@
+"""The Java idioms ``.block()`` and ``.toFuture()`` on the async client's Observables:
+``AcpObservable.block(timeout=None)`` and ``pipe(ops.to_future(concurrent.futures.Future))``."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import signal
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from reactivex import operators as ops
+
+from rxacp.errors import AcpProtocolException, AcpTimeoutException
+from rxacp.schema import PromptRequest, PromptResponse
+from rxacp.schema import methods as m
+from rxacp.session import CANCEL_REQUEST
+
+from .conftest import Rig
+
+pytestmark = pytest.mark.timeout(30)
+
+SID = "sess-1"
+
+
+def _client(rig: Rig) -> Any:
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    return client
+
+
+def _cancelled_ids(rig: Rig) -> list[Any]:
+    rig.agent.wait_for_method(CANCEL_REQUEST)
+    return [msg["params"]["requestId"] for msg in rig.agent.messages(CANCEL_REQUEST)]
+
+
+# ------------------------------------------------------------------------------ block()
+def test_block_returns_the_answer_of_a_request(rig: Rig) -> None:
+    client = _client(rig)
+    assert client.prompt(PromptRequest.text(SID, "echo hi")).block() == PromptResponse.end_turn()
+    assert client.ext_method("_test/echo", {"x": 1}).block(timedelta(seconds=5)) == {"x": 1}
+
+
+def test_block_raises_the_error_the_peer_answered(rig: Rig) -> None:
+    client = _client(rig)
+    with pytest.raises(AcpProtocolException) as info:
+        client.ext_method("_test/unknown", {}).block(5)
+    assert info.value.code == -32601
+
+
+def test_block_times_out_with_acp_timeout_and_cancels_the_request_on_the_wire(rig: Rig) -> None:
+    client = _client(rig)
+    with pytest.raises(AcpTimeoutException, match=r"block\(\) timed out after 0\.2 s"):
+        client.ext_method("_test/hang", {}).block(0.2)
+    hang_id = rig.agent.messages("_test/hang")[0]["id"]
+    assert _cancelled_ids(rig) == [hang_id]
+
+
+def test_ctrl_c_during_block_cancels_the_prompt_on_the_wire(rig: Rig) -> None:
+    assert threading.current_thread() is threading.main_thread()
+    client = _client(rig)
+
+    def press_ctrl_c() -> None:
+        rig.agent.wait_for_method(m.SESSION_PROMPT)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c)
+    presser.start()
+    with pytest.raises(KeyboardInterrupt):
+        client.prompt(PromptRequest.text(SID, "hang")).block()
+    presser.join(10)
+    prompt_id = rig.agent.messages(m.SESSION_PROMPT)[0]["id"]
+    assert prompt_id in _cancelled_ids(rig)
+
+
+def test_block_on_a_thread_running_an_event_loop_refuses_instead_of_stalling_it(
+    rig: Rig,
+) -> None:
+    client = _client(rig)
+
+    async def main() -> None:
+        client.ext_method("_test/echo", {}).block(5)
+
+    with pytest.raises(RuntimeError, match="await the Observable instead"):
+        asyncio.run(main())
+    assert rig.agent.count("_test/echo") == 0
+
+
+# ------------------------------------------------------------------------------ toFuture()
+def _future(source: Any) -> concurrent.futures.Future[Any]:
+    return source.pipe(ops.to_future(concurrent.futures.Future))  # type: ignore[no-any-return]
+
+
+def test_to_future_resolves_with_the_answer_from_any_thread(rig: Rig) -> None:
+    client = _client(rig)
+    future = _future(client.prompt(PromptRequest.text(SID, "echo hi")))
+    assert isinstance(future, concurrent.futures.Future)
+    assert future.result(timeout=10) == PromptResponse.end_turn()
+
+
+def test_to_future_fails_with_the_peers_error(rig: Rig) -> None:
+    client = _client(rig)
+    future = _future(client.ext_method("_test/unknown", {}))
+    with pytest.raises(AcpProtocolException):
+        future.result(timeout=10)
+
+
+def test_cancelling_the_future_cancels_the_request_on_the_wire(rig: Rig) -> None:
+    client = _client(rig)
+    future = _future(client.prompt(PromptRequest.text(SID, "hang")))
+    rig.agent.wait_for_method(m.SESSION_PROMPT)
+    assert future.cancel()
+    prompt_id = rig.agent.messages(m.SESSION_PROMPT)[0]["id"]
+    assert prompt_id in _cancelled_ids(rig)

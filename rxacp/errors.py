@@ -19,6 +19,7 @@ This module is *not* responsible for framing or sending anything; it only names 
 from __future__ import annotations
 
 import enum
+import json
 import logging
 import os
 from typing import Any
@@ -77,6 +78,15 @@ class AcpProtocolException(AcpException):
         self.message = message
         self.data = data
 
+    def __str__(self) -> str:
+        """``message (code N)``, then ``; data: <data as JSON>`` when there is data (cut to
+        :data:`MAX_DATA_IN_STR` characters): agents put the real cause there (e.g. ``details``
+        of a ``-32603``)."""
+        text = f"{self.message} (code {self.code})"
+        if self.data is None:
+            return text
+        return f"{text}; data: {_brief(self.data)}"
+
     def __repr__(self) -> str:
         return (
             f"AcpProtocolException(code={self.code}, message={self.message!r}, data={self.data!r})"
@@ -130,6 +140,24 @@ class AcpProtocolException(AcpException):
         return cls(AcpErrorCodes.RESOURCE_NOT_FOUND, message, data)
 
 
+MAX_DATA_IN_STR = 500
+"""How many characters of an error's ``data`` ``str(AcpProtocolException)`` shows."""
+
+
+def _brief(data: Any) -> str:
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = json.dumps(data, ensure_ascii=False, separators=(", ", ": "), default=repr)
+        except (TypeError, ValueError):  # pragma: no cover - circular data
+            text = repr(data)
+    if len(text) > MAX_DATA_IN_STR:
+        more = len(text) - MAX_DATA_IN_STR
+        text = f"{text[:MAX_DATA_IN_STR]}… ({more} more characters)"
+    return text
+
+
 class AcpCapabilityException(AcpException):
     """A call needs a capability the peer did not advertise; nothing was sent.
 
@@ -176,13 +204,24 @@ class AcpConnectionException(AcpException):
 class AcpTimeoutException(AcpException, TimeoutError):
     """A request got no answer in time; the peer was sent ``$/cancel_request``."""
 
-    def __init__(self, method: str, timeout_seconds: float) -> None:
-        super().__init__(f"{method} timed out after {timeout_seconds:g} s")
+    def __init__(
+        self, method: str, timeout_seconds: float, *, stderr_tail: str | None = None
+    ) -> None:
+        details = f"{method} timed out after {timeout_seconds:g} s"
+        if stderr_tail:
+            details += f"; agent stderr tail:\n{stderr_tail}"
+        super().__init__(details)
         self.method = method
         self.timeout_seconds = timeout_seconds
+        self.stderr_tail = stderr_tail
+        """What the agent process wrote to stderr last (``initialize`` timeouts of a spawned
+        agent), else ``None``."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.method, self.timeout_seconds))
+        return (
+            _rebuild_timeout_exception,
+            (self.method, self.timeout_seconds, self.stderr_tail),
+        )
 
 
 class AcpProtocolVersionException(AcpException):
@@ -205,6 +244,12 @@ class AcpProtocolVersionException(AcpException):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.requested, self.received, self.supported))
+
+
+def _rebuild_timeout_exception(
+    method: str, timeout_seconds: float, stderr_tail: str | None
+) -> AcpTimeoutException:
+    return AcpTimeoutException(method, timeout_seconds, stderr_tail=stderr_tail)
 
 
 def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpConnectionException:

@@ -24,7 +24,7 @@ from reactivex import operators as ops
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
-from ..errors import AcpCapabilityException
+from ..errors import AcpCapabilityException, AcpTimeoutException
 from ..schema import (
     AcpModel,
     AuthenticateRequest,
@@ -111,6 +111,7 @@ class AcpAsyncClient:
         prompt_timeout: Duration | None,
         permissions: PermissionTracker,
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
+        stderr_tail: Callable[[], str | None] | None = None,
     ) -> None:
         self._session = session
         self._client_capabilities = client_capabilities
@@ -118,6 +119,7 @@ class AcpAsyncClient:
         self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
         self._permissions = permissions
         self._session_closed_listeners = tuple(session_closed_listeners)
+        self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
 
@@ -205,9 +207,20 @@ class AcpAsyncClient:
         params = coerce(m.METHODS[m.INITIALIZE], request)
         requested = int(getattr(params, "protocol_version", LATEST_PROTOCOL_VERSION))
         source: AcpObservable[InitializeResponse] = self._call(m.INITIALIZE, params).pipe(
-            ops.map(lambda response: self._on_initialized(requested, response))
+            ops.map(lambda response: self._on_initialized(requested, response)),
+            ops.catch(self._with_stderr_tail),
         )
         return source
+
+    def _with_stderr_tail(self, error: Exception, _: Any) -> Any:
+        """An ``initialize`` timeout says what a spawned agent wrote to stderr (as its exit
+        does): an agent stuck on a login prompt or a missing key usually says so there."""
+        tail = self._stderr_tail() if self._stderr_tail is not None else None
+        if isinstance(error, AcpTimeoutException) and tail and error.stderr_tail is None:
+            raise AcpTimeoutException(
+                error.method, error.timeout_seconds, stderr_tail=tail
+            ) from error
+        raise error
 
     def _on_initialized(self, requested: int, response: InitializeResponse) -> InitializeResponse:
         version = response.protocol_version

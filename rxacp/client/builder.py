@@ -100,6 +100,13 @@ def _wire(value: Any, model: type[AcpModel], option: str) -> dict[str, Any]:
     )
 
 
+def _stderr_tail_of(transport: AcpTransport) -> Callable[[], str | None] | None:
+    """The transport's stderr tail reader, when it spawned the agent (stdio)."""
+    if isinstance(getattr(type(transport), "stderr_tail", None), property):
+        return lambda: getattr(transport, "stderr_tail", None)
+    return None
+
+
 def _callable(fn: Any, option: str) -> None:
     if not callable(fn):
         raise TypeError(f"{option} takes a callable, not {type(fn).__name__}")
@@ -233,6 +240,7 @@ class _ClientBuilderBase(Generic[_Client]):
             prompt_timeout=self._prompt_timeout,
             permissions=permissions,
             session_closed_listeners=self._handlers.session_closed_listeners,
+            stderr_tail=_stderr_tail_of(self._transport),
         )
 
 

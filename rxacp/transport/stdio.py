@@ -178,6 +178,12 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         return self._pid
 
     @property
+    def stderr_tail(self) -> str | None:
+        """The last lines the agent wrote to stderr so far (``None``: nothing yet). Read it on
+        the connection's loop (it is what ``AcpConnectionException.stderr_tail`` reports)."""
+        return self._stderr.tail()
+
+    @property
     def params(self) -> AgentParameters:
         """The launch parameters."""
         return self._params

@@ -107,3 +107,30 @@ def test_stdio_disposing_a_prompt_sends_cancel_request(stdio: StdioRig) -> None:
     subscription.dispose()
     stats = stdio.stats()
     assert stats[CANCEL_REQUEST] == 1 and stats.get(m.SESSION_CANCEL, 0) == 0
+
+
+def test_an_initialize_timeout_says_what_the_agent_wrote_to_stderr() -> None:
+    import sys
+
+    from rxacp.errors import AcpTimeoutException
+    from rxacp.transport import AgentParameters, StdioAcpClientTransport
+
+    said = threading.Event()
+    script = (
+        "import sys, time\n"
+        "print('error: OPENAI_API_KEY is not set', file=sys.stderr, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    params = AgentParameters(sys.executable, ["-c", script], on_stderr_line=lambda line: said.set())
+    client = AcpClient.sync(StdioAcpClientTransport(params)).request_timeout(0.5).build()
+    try:
+        client.session.start()
+        assert said.wait(30), "the silent agent never wrote its stderr line"
+        with pytest.raises(AcpTimeoutException) as excinfo:
+            client.initialize()
+        assert excinfo.value.stderr_tail is not None
+        assert "OPENAI_API_KEY is not set" in excinfo.value.stderr_tail
+        assert "initialize timed out after 0.5 s" in str(excinfo.value)
+        assert "agent stderr tail" in str(excinfo.value)
+    finally:
+        client.close()

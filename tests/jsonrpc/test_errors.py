@@ -187,6 +187,35 @@ def test_connection_exception_without_details_is_just_the_reason() -> None:
 
 
 def test_protocol_exception_str_and_repr_show_code_and_message() -> None:
-    exc = AcpProtocolException(-32602, "bad", {"k": 1})
+    exc = AcpProtocolException(-32602, "bad")
     assert str(exc) == "bad (code -32602)"
     assert "-32602" in repr(exc) and "'bad'" in repr(exc)
+
+
+def test_protocol_exception_str_shows_the_data_agents_put_the_cause_in() -> None:
+    data = {"details": "stream disconnected before completion: error sending request"}
+    exc = AcpProtocolException(-32603, "Internal error", data)
+    assert str(exc) == (
+        'Internal error (code -32603); data: {"details": "stream disconnected before '
+        'completion: error sending request"}'
+    )
+    assert str(AcpProtocolException(-32000, "Auth", "log in first")) == (
+        "Auth (code -32000); data: log in first"
+    )
+
+
+def test_protocol_exception_str_cuts_long_data() -> None:
+    exc = AcpProtocolException(-32603, "Internal error", {"details": "x" * 10_000})
+    text = str(exc)
+    assert len(text) < 700
+    assert text.endswith("more characters)")
+
+
+def test_timeout_exception_with_a_stderr_tail_survives_pickling() -> None:
+    import pickle
+
+    from rxacp.errors import AcpTimeoutException
+
+    exc = pickle.loads(pickle.dumps(AcpTimeoutException("initialize", 2.0, stderr_tail="boom")))
+    assert (exc.method, exc.timeout_seconds, exc.stderr_tail) == ("initialize", 2.0, "boom")
+    assert "boom" in str(exc)

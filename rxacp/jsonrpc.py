@@ -16,10 +16,11 @@ Decisions (JSON-RPC 2.0 + ACP, and where the spec leaves room):
 - ``params``, when present, must be an object or an array; ``"params": null`` is invalid.
   An absent ``params`` is ``None`` in the message.
 - A message without ``"method"`` but with ``id``/``result``/``error`` is a response. It needs a
-  valid id and exactly one of ``result``/``error``, otherwise :class:`InvalidMessage` with
-  ``answerable=False`` (responses are never answered; ``id`` is filled when it was valid, so the
-  engine may settle that pending request). ``"error": null`` counts as absent and
-  ``"result": null`` beside an error is ignored (JSON-RPC 1.0 style peers).
+  valid id (an error answer with no ``id`` at all is read as ``"id": null``, as some peers
+  answer notifications that way) and exactly one of ``result``/``error``, otherwise
+  :class:`InvalidMessage` with ``answerable=False`` (responses are never answered; ``id`` is
+  filled when it was valid, so the engine may settle that pending request). ``"error": null``
+  counts as absent and ``"result": null`` beside an error is ignored (JSON-RPC 1.0 style peers).
 - A response whose ``error`` member is not a well-formed error object still becomes an
   :class:`ErrorResponse`, so the pending request settles instead of hanging. Its error is
   normalised to ``{"code": int, "message": str, "data"?}``: a bad ``code`` becomes ``-32603``,
@@ -307,7 +308,9 @@ def _classify_call_slow(obj: dict[str, Any], method: Any, params: Any, id_: Any)
 def _classify_response(obj: dict[str, Any]) -> Message:
     id_ = obj.get("id", _MISSING)
     if id_ is _MISSING:
-        raise InvalidMessage("response without an id", answerable=False)
+        if obj.get("error") is None or obj.get("result") is not None:
+            raise InvalidMessage("response without an id", answerable=False)
+        id_ = None  # an error answer without an id means "id: null" (codex-acp sends these)
     if not _is_id(id_):
         raise InvalidMessage(f"invalid response id: {_json_type(id_)}", answerable=False)
     if obj.get("jsonrpc") != JSONRPC_VERSION:

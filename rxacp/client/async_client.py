@@ -78,6 +78,7 @@ from ._calls import (
 )
 from .cancellation import CancellationSignal
 from .handlers import PermissionTracker
+from .turns import SettlingTurns
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -122,6 +123,7 @@ class AcpAsyncClient:
         self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
+        self._settling = SettlingTurns(session, self.cancel)
 
     # ------------------------------------------------------------------ state
     @property
@@ -156,12 +158,19 @@ class AcpAsyncClient:
 
     # ------------------------------------------------------------------ plumbing
     def _call(
-        self, method: str, request: Any, *, timeout: Duration | None = _DEFAULT
+        self,
+        method: str,
+        request: Any,
+        *,
+        timeout: Duration | None = _DEFAULT,
+        on_abandon: Any = None,
     ) -> AcpObservable[Any]:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
         spec = m.METHODS[method]
         params = coerce(spec, request)
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
+        if on_abandon is not None:
+            kwargs["on_abandon"] = on_abandon
         # one Observable: the gate runs at each subscription, before anything is sent
         return self._session.send_request(
             method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
@@ -395,16 +404,32 @@ class AcpAsyncClient:
             stop.cancel()  ──u──C──u──R(cancelled)|  (C: session/cancel, sent once)
             stop already cancelled: R(cancelled)|    (nothing sent: "cancelled" means it did
                                                       not happen, or the peer was told)
-            dispose   ──u──X  → $/cancel_request
+            dispose   ──u──|  → session/cancel, then $/cancel_request (each once, if written)
 
         ``stop.cancel()`` after the answer sends nothing. Cancelling also answers this
         session's pending permission requests ``cancelled`` (see :meth:`cancel`).
+
+        Disposal (directly, ``take_until``, ``timeout``, the ``prompt_timeout``, Ctrl-C in the
+        blocking client) ends the subscriber at once; the agent's late answer is discarded, and
+        the session's next prompt is held until that answer arrived (at most
+        :data:`~rxacp.client.turns.SETTLE_BOUND` seconds), so the agent has ended the old turn
+        when it gets the new one. Disposal after the answer sends nothing.
         """
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
-        source = self._call(m.SESSION_PROMPT, params, timeout=self._prompt_timeout)
+        session_id = str(getattr(params, "session_id", ""))
+        settling = self._settling
+        source = settling.hold(
+            session_id,
+            self._call(
+                m.SESSION_PROMPT,
+                params,
+                timeout=self._prompt_timeout,
+                on_abandon=lambda: settling.abandon(session_id),
+            ),
+            stop,
+        )
         if stop is None:
             return source
-        session_id = str(getattr(params, "session_id", ""))
         return stoppable(source, stop, lambda: self.cancel(session_id))
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:

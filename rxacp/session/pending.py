@@ -6,6 +6,7 @@ This module is *not* responsible for sending or routing (see ``requests.py``).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
@@ -33,6 +34,7 @@ class PendingRequest:
         "lock",
         "method",
         "observer",
+        "on_abandon",
         "params",
         "result_type",
         "timeout",
@@ -47,12 +49,18 @@ class PendingRequest:
         result_type: Any,
         observer: abc.ObserverBase[Any],
         timeout: float | None,
+        on_abandon: Callable[[], Callable[[], None] | None] | None = None,
     ) -> None:
         self.method = method
         self.params = params
         self.result_type = result_type
         self.observer = observer
         self.timeout = timeout
+        self.on_abandon = on_abandon
+        """Run on the loop when the request is given up (disposed or timed out) after it was
+        written and before its answer, just before ``$/cancel_request`` is written (a prompt
+        sends ``session/cancel`` here). It may return a callable run once when the peer's late
+        answer arrives (or the connection ends)."""
         self.id: int | None = None
         self.done = False
         self.written = False

@@ -30,6 +30,7 @@ from ..errors import (
     error_to_exception,
 )
 from ..schema._base import validation_errors
+from .abandoned import CANCEL_REQUEST, AbandonedRequests
 from .observable import AcpObservable
 from .pending import PendingRequest, to_wire_value
 
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["CANCEL_REQUEST", "OutgoingRequests"]
 
 _log = logging.getLogger("rxacp.session")
-
-CANCEL_REQUEST = "$/cancel_request"
 
 _DEFAULT: Any = object()
 
@@ -56,6 +55,7 @@ class OutgoingRequests:
         _state: str
         _closed_error: AcpConnectionException | None
         _pending: dict[int, PendingRequest]
+        _abandoned: AbandonedRequests
         _next_id: int
         _request_timeout: float | None
         _inbox: collections.deque[tuple[Any, ...]]
@@ -76,6 +76,7 @@ class OutgoingRequests:
         *,
         timeout: Duration | None = _DEFAULT,
         before: Callable[[], object] | None = None,
+        on_abandon: Callable[[], Callable[[], None] | None] | None = None,
     ) -> AcpObservable[Any]:
         """A cold Observable of one request's answer.
 
@@ -90,6 +91,10 @@ class OutgoingRequests:
         ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
         ``before`` runs at each subscription before anything is sent (a precondition such as
         a capability gate): when it raises, that error ends the Observable and nothing is sent.
+        ``on_abandon`` runs on the loop when a written, unanswered request is disposed or times
+        out, just before ``$/cancel_request`` is written (the client sends ``session/cancel``
+        there for a prompt); it may return a callable run once when the late answer arrives or
+        the connection ends.
         """
         seconds = (
             self._request_timeout if timeout is _DEFAULT else to_seconds(timeout, name="timeout")
@@ -104,7 +109,7 @@ class OutgoingRequests:
                 except Exception as exc:
                     observer.on_error(exc)
                     return Disposable()
-            state = PendingRequest(method, params, result_type, observer, seconds)
+            state = PendingRequest(method, params, result_type, observer, seconds, on_abandon)
             if self._state == "closed":
                 # the loop may already be stopped: settle here, on the caller's thread
                 self._fail(state, self._closed_error or AcpConnectionException("connection closed"))
@@ -172,15 +177,31 @@ class OutgoingRequests:
         if rid is None or self._pending.get(rid) is not state:
             return  # never written, or already answered: nothing to tell the peer
         del self._pending[rid]
-        if state.written and self._state != "closed":
+        if not state.written or self._state == "closed":
+            return
+        if state.on_abandon is not None:
+            try:
+                late = state.on_abandon()
+            except Exception:
+                _log.exception("%s: abandoning %s failed", self._role, state.method)
+                late = None
+            if late is not None:
+                self._abandoned.wait_for_late_answer(rid, late)
+        abandoned = self._abandoned
+        if not abandoned.cancel_request_supported:
             _log.debug(
-                "%s: %s request %s (%s): sending $/cancel_request",
+                "%s: %s request %s (%s): the peer does not take $/cancel_request",
                 self._role,
                 why,
                 rid,
                 state.method,
             )
-            self._write(jsonrpc.notification_obj(CANCEL_REQUEST, {"requestId": rid}))
+            return
+        _log.debug(
+            "%s: %s request %s (%s): sending $/cancel_request", self._role, why, rid, state.method
+        )
+        abandoned.cancel_requests_sent += 1
+        self._write(jsonrpc.notification_obj(CANCEL_REQUEST, {"requestId": rid}))
 
     def _time_out(self, state: PendingRequest) -> None:
         if not state.claim():
@@ -204,9 +225,8 @@ class OutgoingRequests:
         state = self._pending.pop(msg.id, None) if isinstance(msg.id, int) else None
         if state is None:
             self.stats.stray_responses += 1
-            _log.debug(
-                "%s: ignoring response to unknown or finished request id %r", self._role, msg.id
-            )
+            error = msg.error if type(msg) is jsonrpc.ErrorResponse else None
+            self._abandoned.on_stray_answer(msg.id, error)
             return
         if self._inbox_busy or self._inbox:
             self._inbox.append(("r", state, msg))

@@ -47,6 +47,7 @@ from ..errors import (
     AcpException,
 )
 from ..transport.base import AcpTransport, Frame, TransportClosed
+from .abandoned import AbandonedRequests
 from .backpressure import GatedRunner, OutboundGate
 from .dispatch import IncomingDispatch, NotificationHandler, RequestHandler
 from .incoming import IncomingRequest
@@ -119,6 +120,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         self._notification_handlers: dict[str, tuple[NotificationHandler, bool]] = {}
         self.unhandled_request_hint: Callable[[str], str | None] | None = None
         self._pending: dict[int, PendingRequest] = {}
+        self._abandoned = AbandonedRequests(role)
         self._incoming: dict[Any, IncomingRequest] = {}
         self._next_id = 0
         self._inbox: collections.deque[tuple[Any, ...]] = collections.deque()
@@ -485,6 +487,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
             self._incoming.clear()
             for req in incoming:
                 req.abandon()
+            self._abandoned.release_all()
             listeners, self._close_listeners = self._close_listeners, []
             for listener in listeners:
                 try:

@@ -184,27 +184,7 @@ def test_client_cancel_sends_session_cancel_for_a_session_id_or_a_notification(r
 
 
 # ---------------------------------------------------------------------------- disposal
-def test_disposing_a_prompt_sends_exactly_one_cancel_request_and_no_session_cancel(
-    rig: Rig,
-) -> None:
-    client = rig.async_builder().build()
-    rig.on_close(client.close)
-    stop = CancellationSignal()
-    outcome = Outcome()
-    subscription = client.prompt(PromptRequest.text(SID, "hang"), stop).subscribe(
-        outcome.on_next, outcome.on_error, outcome.on_completed
-    )
-    rig.agent.wait_for_method(m.SESSION_PROMPT)
-    prompt_id = rig.agent.messages(m.SESSION_PROMPT)[0]["id"]
-    subscription.dispose()
-    subscription.dispose()
-    stop.cancel()  # after disposal: nothing more
-    rig.agent.wait_for_method(CANCEL_REQUEST)
-    client.ext_method("_test/echo", {}).run()  # marker
-    assert [x["params"] for x in rig.agent.messages(CANCEL_REQUEST)] == [{"requestId": prompt_id}]
-    assert rig.agent.count(m.SESSION_CANCEL) == 0 and not outcome.done.is_set()
-
-
+# (the wire traffic of a disposed prompt: test_prompt_disposal.py)
 def test_take_until_a_stop_signal_disposes_the_prompt(rig: Rig) -> None:
     from reactivex import operators as ops
 

@@ -270,7 +270,6 @@ def test_non_string_method_is_invalid(method: Any) -> None:
     [
         pytest.param({"jsonrpc": "2.0", "id": 1}, id="neither-result-nor-error"),
         pytest.param({"jsonrpc": "2.0", "result": 1}, id="no-id"),
-        pytest.param({"jsonrpc": "2.0", "error": {"code": 1, "message": "m"}}, id="error-no-id"),
         pytest.param(
             {"jsonrpc": "2.0", "id": 1, "result": 1, "error": {"code": 1, "message": "m"}},
             id="both",
@@ -287,6 +286,12 @@ def test_malformed_responses_are_never_answerable(obj: dict[str, Any]) -> None:
 def test_malformed_response_with_valid_id_reports_that_id() -> None:
     error = _invalid(b'{"jsonrpc":"2.0","id":12}')
     assert (error.answerable, error.id) == (False, 12)
+
+
+def test_an_error_answer_without_an_id_reads_as_id_null() -> None:
+    # codex-acp answers the $/cancel_request notification this way
+    msg = parse_message(b'{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"}}')
+    assert msg == ErrorResponse(None, {"code": -32601, "message": "Method not found"})
 
 
 def test_error_null_beside_result_counts_as_absent() -> None:

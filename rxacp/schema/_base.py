@@ -20,15 +20,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import to_json
+from pydantic_core import CoreSchema, to_json
 
 __all__ = [
+    "MAX_VALIDATION_ERRORS",
     "UNKNOWN_TAG",
     "AcpModel",
     "EmptyListOnError",
@@ -82,6 +84,41 @@ def _restore_null_extras(value: Any, data: Any) -> None:
                 _restore_null_extras(item, data[key])
 
 
+_SUB_SCHEMAS: Final = ("schema", "items_schema", "keys_schema", "values_schema", "choices")
+
+
+def _fail_fast(schema: Any) -> None:
+    """Set ``fail_fast`` on every ``list`` schema of one model's own core schema.
+
+    Without it pydantic records one error per invalid item (about 340 bytes each, more for
+    union items): one 8 MiB line of a million tiny invalid blocks took the reference agent to
+    +2.8 GiB and answered a 99 MiB ``-32602``. With it a list stops at its first invalid item,
+    so the error count of any value is bounded by the schema, not by the input. Nested models
+    are not entered (each gets this hook itself); only keys holding sub-schemas are followed.
+    """
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list | tuple):
+            pending.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        if kind == "list":
+            node["fail_fast"] = True
+        elif kind == "model" and node is not schema:
+            continue
+        for key in _SUB_SCHEMAS:
+            child = node.get(key)
+            if isinstance(child, dict) and "type" not in child:
+                pending.extend(child.values())  # tagged-union choices: tag -> schema
+            elif child is not None:
+                pending.append(child)
+        if kind == "model-fields":
+            pending.extend(node["fields"].values())
+
+
 class AcpModel(BaseModel):
     """Base class of every ACP schema model.
 
@@ -106,6 +143,15 @@ class AcpModel(BaseModel):
     __pydantic_extra__: dict[str, Annotated[Any, AfterValidator(_note_null_extra)]] = Field(
         init=False
     )
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """Every list of the model stops at its first invalid item (see :func:`_fail_fast`)."""
+        schema = handler(source)
+        _fail_fast(schema)
+        return schema
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON-compatible wire form: camelCase names, ``None`` fields omitted.
@@ -184,19 +230,29 @@ def _empty_list_on_error(value: Any, handler: ValidatorFunctionWrapHandler) -> A
 def _skip_invalid_items(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     if not isinstance(value, list):
         return handler(value)
-    items = value
-    while True:
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        first = _first_invalid_index(exc)
+        if first is None:
+            raise
+    # Lists stop at their first invalid item (see _fail_fast): keep the valid prefix, then
+    # validate the rest one item at a time (linear, and each error is dropped at once).
+    kept: list[Any] = handler(value[:first]) if first else []
+    for item in value[first + 1 :]:
         try:
-            return handler(items)
-        except ValidationError as exc:
-            bad = {
-                err["loc"][0]
-                for err in exc.errors()
-                if err["loc"] and isinstance(err["loc"][0], int)
-            }
-            if not bad:
-                raise
-            items = [item for index, item in enumerate(items) if index not in bad]
+            kept.extend(handler([item]))
+        except ValidationError:
+            continue
+    return kept
+
+
+def _first_invalid_index(exc: ValidationError) -> int | None:
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
+        loc = err["loc"]
+        if loc and isinstance(loc[0], int):
+            return loc[0]
+    return None
 
 
 NoneOnError: Final = WrapValidator(_none_on_error)
@@ -260,13 +316,23 @@ def unknown_on_error(unknown: type[AcpModel]) -> Callable[[Any, ValidatorFunctio
     return validate
 
 
-def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+MAX_VALIDATION_ERRORS: Final = 20
+"""Most error entries :func:`validation_errors` returns (a last entry counts the rest)."""
+
+
+def validation_errors(
+    exc: ValidationError, limit: int = MAX_VALIDATION_ERRORS
+) -> list[dict[str, Any]]:
     """``exc.errors()`` without URLs, context or input, and with union plumbing removed.
 
     A union tries its known variants (pydantic's tagged union) and then its ``Unknown*`` model;
     when both fail, the error of the known variant is the one that explains the problem. This
     drops the ``Unknown*`` branch's errors and the ``tagged-union[...]`` location segments, so
     a location reads ``prompt.0.text.text`` (field path with the variant's tag).
+
+    At most ``limit`` entries are returned; when there were more, one more entry of type
+    ``too_many_errors`` says how many were left out (the list goes on the wire as ``data``).
+    Lists stop at their first invalid item, so the count is per list item, not per item.
     """
     errors: list[dict[str, Any]] = [
         dict(err)
@@ -277,6 +343,12 @@ def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
     for err in kept:
         err["loc"] = tuple(
             p for p in err["loc"] if not (isinstance(p, str) and p.startswith("tagged-union["))
+        )
+    if len(kept) > limit:
+        left_out = len(kept) - limit
+        kept = kept[:limit]
+        kept.append(
+            {"type": "too_many_errors", "loc": (), "msg": f"{left_out} more error(s) not listed"}
         )
     return kept
 

@@ -87,6 +87,23 @@ def test_wire_answers_cancel_with_stop_reason_cancelled_after_the_updates(
     assert all(m["method"] == "session/update" for m in before)
 
 
+def test_async_stream_is_stopped_mid_stream_when_the_grace_period_disposes_the_turn(
+    raw_peer: Any,
+) -> None:
+    # the stream script ignores cancellation; the async run yields to the loop between slices,
+    # so the cancel is read, the grace period disposes the run and the stream stops there
+    peer = raw_peer("--api", "async", "--cancel-grace", "0.2")
+    sid = peer.start_session()
+    count = 5_000_000
+    text = [{"type": "text", "text": f"stream {count}"}]
+    peer.request(3, "session/prompt", {"sessionId": sid, "prompt": text})
+    assert peer.proc.stdout.readline()  # streaming
+    peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    before, answer = peer.until(3)
+    assert answer["result"] == {"stopReason": "cancelled"}
+    assert len(before) < count // 10
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_wire_fail_is_an_internal_error_without_a_stack_trace(raw_peer: Any, api: str) -> None:
     peer = raw_peer("--api", api)

@@ -47,6 +47,20 @@ def test_load_session_replays_the_history_before_answering(conv: Conversation) -
     assert response.modes is not None and response.modes.current_mode_id == "fast"
 
 
+def test_load_session_replays_a_long_streamed_answer_as_one_whole_chunk(
+    conv: Conversation,
+) -> None:
+    sid = conv.new_session("/srv/load-stream")
+    conv.client.prompt(PromptRequest.text(sid, "stream 600"))
+    streamed = conv.text(sid)
+    before = len(conv.of(sid))
+    conv.client.load_session({"sessionId": sid, "cwd": "/srv/load-stream", "mcpServers": []})
+    replay = conv.of(sid)[before:]
+    assert [u.session_update for u in replay] == ["user_message_chunk", "agent_message_chunk"]
+    assert replay[1].content.text == streamed
+    assert streamed.count(" ") == 600
+
+
 def test_close_session_forgets_it_and_later_prompts_are_resource_not_found(
     conv: Conversation,
 ) -> None:

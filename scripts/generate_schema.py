@@ -358,10 +358,14 @@ class Generator:
             skip = any(s.get("x-deserialize-skip-invalid-items") for s in spec.schemas)
             if skip and typ.startswith("list["):
                 typ = f"Annotated[{typ}, SkipInvalidItems]"
+            on_null = any(s.get("x-deserialize-default-on-null") for s in spec.schemas)
             if spec.required:
                 default = None
                 if lenient and "list[" in typ:
                     typ = f"Annotated[{typ}, EmptyListOnError]"
+                elif on_null:
+                    assert typ.startswith("list["), (spec.wire, typ)
+                    typ = f"Annotated[{typ}, EmptyListOnNull]"
             else:
                 default = "None"
                 typ = typ if typ == "Any" else f"{typ} | None"
@@ -419,6 +423,8 @@ class Generator:
 
     def emit_unknown(self, union: str, tag_wire: str, refused: list[str]) -> str:
         name = f"Unknown{union}"
+        if name in self.defs:  # the schema names a real variant so (unstable `StateUpdate`)
+            name = f"Unknown{union}Variant"
         py = to_snake(tag_wire)
         alias = "" if to_camel(py) == tag_wire else f" = Field(alias={json.dumps(tag_wire)})"
         doc = (
@@ -595,6 +601,7 @@ class Generator:
             "    UNKNOWN_TAG,\n"
             "    AcpModel,\n"
             "    EmptyListOnError,\n"
+            "    EmptyListOnNull,\n"
             "    NoneOnError,\n"
             "    SkipInvalidItems,\n"
             "    UnknownVariant,\n"

@@ -2,7 +2,8 @@
 
 This module is hand-written. It defines :class:`AcpModel` (wire naming, forward-compatible
 extra fields, ``to_wire``/``from_wire``) and the small field-level helpers the generated code
-uses: lenient fields (``x-deserialize-default-on-error``), list fields that drop invalid items
+uses: lenient fields (``x-deserialize-default-on-error``), required lists that read ``null`` as
+``[]`` (``x-deserialize-default-on-null``), list fields that drop invalid items
 (``x-deserialize-skip-invalid-items``) and the callable discriminator that routes unknown union
 tags to a generic model.
 
@@ -18,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Final, Self
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
@@ -34,6 +36,7 @@ __all__ = [
     "UNKNOWN_TAG",
     "AcpModel",
     "EmptyListOnError",
+    "EmptyListOnNull",
     "NoneOnError",
     "SkipInvalidItems",
     "UnknownVariant",
@@ -260,6 +263,9 @@ NoneOnError: Final = WrapValidator(_none_on_error)
 
 EmptyListOnError: Final = WrapValidator(_empty_list_on_error)
 """``x-deserialize-default-on-error`` for required list fields: an invalid value becomes ``[]``."""
+
+EmptyListOnNull: Final = BeforeValidator(lambda value: [] if value is None else value)
+"""``x-deserialize-default-on-null`` for required list fields: ``null`` reads as ``[]``."""
 
 SkipInvalidItems: Final = WrapValidator(_skip_invalid_items)
 """``x-deserialize-skip-invalid-items``: list items that fail validation are dropped."""

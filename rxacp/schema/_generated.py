@@ -17,6 +17,7 @@ from rxacp.schema._base import (
     UNKNOWN_TAG,
     AcpModel,
     EmptyListOnError,
+    EmptyListOnNull,
     NoneOnError,
     SkipInvalidItems,
     UnknownVariant,
@@ -66,6 +67,11 @@ __all__ = [
     "ClientSessionCapabilities",
     "CloseSessionRequest",
     "CloseSessionResponse",
+    "CompactionCapabilities",
+    "CompactionId",
+    "CompactionStatus",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
     "CompleteElicitationNotification",
     "ConfigOptionUpdate",
     "Content",
@@ -128,6 +134,9 @@ __all__ = [
     "MultiSelectPropertySchema",
     "NewSessionRequest",
     "NewSessionResponse",
+    "Notice",
+    "NoticeCapabilities",
+    "NoticeSeverity",
     "NumberPropertySchema",
     "PermissionOption",
     "PermissionOptionId",
@@ -247,10 +256,10 @@ class AgentRequest(AcpModel):
 SessionId: TypeAlias = str
 """A unique identifier for a conversation session between a client and agent.
 
-Sessions maintain their own context, conversation history, and state,
-allowing multiple independent interactions with the same agent.
+Each session has its own context, conversation history, and state, so one
+agent can run several independent sessions.
 
-See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
+See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)
 """
 
 
@@ -271,7 +280,7 @@ class WriteTextFileRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -285,16 +294,16 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, NoneOnError] = None
+    line: int | None = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, NoneOnError] = None
+    limit: int | None = None
     """Maximum number of lines to read."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -332,7 +341,7 @@ class PermissionOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -360,7 +369,7 @@ class Annotations(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -379,7 +388,7 @@ class AudioContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -397,7 +406,7 @@ class BlobResourceContents(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -415,7 +424,7 @@ class TextResourceContents(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -436,7 +445,7 @@ class EmbeddedResource(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -457,7 +466,7 @@ class ImageContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -484,7 +493,7 @@ class ResourceLink(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -501,7 +510,7 @@ class TextContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -529,18 +538,15 @@ ContentBlock: TypeAlias = Annotated[
 ]
 """Content blocks represent displayable information in the Agent Client Protocol.
 
-They provide a structured way to handle various types of user-facing content—whether
-it's text from language models, images for analysis, or embedded resources for context.
-
 Content blocks appear in:
 - User prompts sent via `session/prompt`
 - Language model output streamed through `session/update` notifications
 - Progress updates and results from tool calls
 
-This structure is compatible with the Model Context Protocol (MCP), enabling
-agents to seamlessly forward content from MCP tool outputs without transformation.
+This structure is compatible with the Model Context Protocol (MCP), so agents can
+forward content from MCP tool outputs without transformation.
 
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)
 """
 
 
@@ -555,7 +561,7 @@ class Content(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -564,14 +570,14 @@ class Diff(AcpModel):
 
     Shows changes to files in a format suitable for display in the client UI.
 
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
     """
 
     type: Literal["diff"] = "diff"
     path: str
     """The absolute file path being modified."""
     old_text: Annotated[str | None, NoneOnError] = None
-    """The original content (None for new files)."""
+    """The original content (omitted or `null` for new files)."""
     new_text: str
     """The new content after modification."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
@@ -579,7 +585,7 @@ class Diff(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -592,7 +598,7 @@ class Terminal(AcpModel):
 
     The terminal must be added before calling `terminal/release`.
 
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
     """
 
     type: Literal["terminal"] = "terminal"
@@ -603,7 +609,7 @@ class Terminal(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -632,7 +638,7 @@ ToolCallContent: TypeAlias = Annotated[
 Tool calls can produce different types of content including
 standard content blocks (text, images) or file diffs.
 
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
 """
 
 
@@ -646,19 +652,19 @@ class ToolCallLocation(AcpModel):
     Enables clients to implement "follow-along" features that track
     which files the agent is working with in real-time.
 
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
     """
 
     path: str
     """The absolute file path being accessed or modified."""
     line: Annotated[int | None, NoneOnError] = None
-    """Optional line number within the file."""
+    """Optional 1-based line number within the file."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -667,7 +673,7 @@ ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "fail
 
 Tool calls progress through different statuses during their lifecycle.
 
-See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
+See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
 
 Known values (other strings are accepted and kept as is):
 
@@ -698,7 +704,7 @@ ToolKind: TypeAlias = (
 Tool kinds help clients choose appropriate icons and optimize how they
 display tool execution progress.
 
-See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
+See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
 
 Known values (other strings are accepted and kept as is):
 
@@ -721,7 +727,7 @@ class ToolCallUpdate(AcpModel):
     Used to report progress and results as tools execute. All fields except
     the tool call ID are optional - only changed fields need to be included.
 
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
     """
 
     tool_call_id: ToolCallId
@@ -732,6 +738,12 @@ class ToolCallUpdate(AcpModel):
     """Update the execution status."""
     title: Annotated[str | None, NoneOnError] = None
     """Update the human-readable title."""
+    name: Annotated[str | None, NoneOnError] = None
+    """Update the programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that
+    the existing name is left unchanged.
+    """
     content: Annotated[Annotated[list[ToolCallContent], SkipInvalidItems] | None, NoneOnError] = (
         None
     )
@@ -749,7 +761,7 @@ class ToolCallUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -758,7 +770,7 @@ class RequestPermissionRequest(AcpModel):
 
     Sent when the agent needs authorization before performing a sensitive operation.
 
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
     """
 
     session_id: SessionId
@@ -772,7 +784,7 @@ class RequestPermissionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -788,7 +800,7 @@ class EnvVariable(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -799,13 +811,13 @@ class CreateTerminalRequest(AcpModel):
     """The session ID for this request."""
     command: str
     """The command to execute."""
-    args: Annotated[Annotated[list[str], SkipInvalidItems] | None, NoneOnError] = None
+    args: list[str] | None = None
     """Array of command arguments."""
-    env: Annotated[Annotated[list[EnvVariable], SkipInvalidItems] | None, NoneOnError] = None
+    env: list[EnvVariable] | None = None
     """Environment variables for the command."""
-    cwd: Annotated[str | None, NoneOnError] = None
+    cwd: str | None = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, NoneOnError] = None
+    output_byte_limit: int | None = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -820,7 +832,7 @@ class CreateTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -836,7 +848,7 @@ class TerminalOutputRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -852,7 +864,7 @@ class ReleaseTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -868,7 +880,7 @@ class WaitForTerminalExitRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -884,7 +896,7 @@ class KillTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -918,7 +930,7 @@ class BooleanPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -958,7 +970,7 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -975,7 +987,7 @@ class StringMultiSelectItems(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -998,7 +1010,7 @@ class EnumOption(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1014,7 +1026,7 @@ class TitledMultiSelectItems(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1075,7 +1087,7 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1115,7 +1127,7 @@ class NumberPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1191,7 +1203,7 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1224,8 +1236,8 @@ ElicitationPropertySchema: TypeAlias = Annotated[
 """Property schema for elicitation form fields.
 
 Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use the `String` variant with `enum` or `oneOf` set.
-Multi-select enums use the `Array` variant.
+Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+Multi-select enums use `type: "array"`.
 """
 
 
@@ -1277,7 +1289,7 @@ class ElicitationSchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1315,14 +1327,14 @@ class CreateElicitationRequest(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class ElicitationSessionScope(AcpModel):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
-    When `tool_call_id` is set, the elicitation is tied to a specific tool call.
+    When `toolCallId` is set, the elicitation is tied to a specific tool call.
     This is useful when an agent receives an elicitation from an MCP server
     during a tool call and needs to redirect it to the user.
     """
@@ -1387,15 +1399,16 @@ ExtRequest: TypeAlias = Any
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 """
 
 
 ErrorCode: TypeAlias = Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-These codes follow the JSON-RPC 2.0 specification for standard errors
-and use the reserved range (-32000 to -32099) for protocol-specific errors.
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
 
 Known values (other integers are accepted and kept as is):
 
@@ -1403,10 +1416,10 @@ Known values (other integers are accepted and kept as is):
 - `-32600`: **Invalid request**: The JSON sent is not a valid Request object.
 - `-32601`: **Method not found**: The method does not exist or is not available.
 - `-32602`: **Invalid params**: Invalid method parameter(s).
-- `-32603`: **Internal error**: Internal JSON-RPC error. Reserved for implementation-defined server errors.
+- `-32603`: **Internal error**: Internal JSON-RPC error.
 - `-32800`: **Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or because of resource constraints or shutdown.
 - `-32000`: **Authentication required**: Authentication is required before this operation can be performed.
-- `-32002`: **Resource not found**: A given resource, such as a file, was not found.
+- `-32002`: **Resource not found**: A given resource, such as a session or file, was not found.
 """
 
 
@@ -1455,7 +1468,7 @@ class LogoutCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1473,7 +1486,7 @@ class AgentAuthCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1481,12 +1494,12 @@ class McpCapabilities(AcpModel):
     """MCP capabilities supported by the agent"""
 
     http: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`McpServer::Http`].
+    """Agent supports `http` MCP servers.
 
     Defaults to `false` when omitted.
     """
     sse: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`McpServer::Sse`].
+    """Agent supports `sse` MCP servers.
 
     Defaults to `false` when omitted.
     """
@@ -1495,15 +1508,15 @@ class McpCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class PromptCapabilities(AcpModel):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
 
     Other variants must be explicitly opted in to.
     Capabilities for different types of content in prompt requests.
@@ -1511,23 +1524,23 @@ class PromptCapabilities(AcpModel):
     Indicates which content types beyond the baseline (text and resource links)
     the agent can process.
 
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
     """
 
     image: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`ContentBlock::Image`].
+    """Agent supports `image` content blocks.
 
     Defaults to `false` when omitted.
     """
     audio: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`ContentBlock::Audio`].
+    """Agent supports `audio` content blocks.
 
     Defaults to `false` when omitted.
     """
     embedded_context: Annotated[bool | None, NoneOnError] = None
     """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
 
     Defaults to `false` when omitted.
@@ -1537,7 +1550,7 @@ class PromptCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1555,7 +1568,7 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1570,7 +1583,7 @@ class SessionCloseCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1585,7 +1598,7 @@ class SessionDeleteCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1600,7 +1613,7 @@ class SessionListCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1615,7 +1628,7 @@ class SessionResumeCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1626,9 +1639,9 @@ class SessionCapabilities(AcpModel):
 
     Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
 
-    Note: `session/load` is still handled by the top-level `load_session` capability. This will be unified in future versions of the protocol.
+    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
 
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
     """
 
     list: Annotated[SessionListCapabilities | None, NoneOnError] = None
@@ -1673,7 +1686,7 @@ class SessionCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1683,7 +1696,7 @@ class AgentCapabilities(AcpModel):
     Advertised during initialization to inform the client about
     available features and content types.
 
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
     """
 
     load_session: Annotated[bool | None, NoneOnError] = None
@@ -1716,7 +1729,7 @@ class AgentCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1735,13 +1748,13 @@ class AuthMethodAgent(AcpModel):
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, NoneOnError] = None
-    """Optional description providing more details about this authentication method."""
+    """Optional human-readable description of this authentication method."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1751,7 +1764,7 @@ class AuthMethodTerminal(AcpModel):
     The client runs the configured agent program as a separate interactive
     process for the user to authenticate via a TUI. Agents MUST advertise this
     method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
+    A zero exit status signals success. Any other termination signals failure.
     The client MUST NOT pass this method to `authenticate`.
     """
 
@@ -1761,10 +1774,10 @@ class AuthMethodTerminal(AcpModel):
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, NoneOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: Annotated[Annotated[list[str], SkipInvalidItems] | None, NoneOnError] = None
+    """Optional human-readable description of this authentication method."""
+    args: list[str] | None = None
     """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[dict[str, str] | None, NoneOnError] = None
+    env: dict[str, str] | None = None
     """Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
@@ -1773,7 +1786,7 @@ class AuthMethodTerminal(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1808,10 +1821,10 @@ class Implementation(AcpModel):
 
     name: str
     """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
+    name fallback if title isn't present.
     """
     title: Annotated[str | None, NoneOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
+    """Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
 
     If not provided, the name should be used for display.
@@ -1825,7 +1838,7 @@ class Implementation(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1842,7 +1855,7 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
 
     Contains the negotiated protocol version and agent capabilities.
 
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
     """
 
     protocol_version: ProtocolVersion
@@ -1873,7 +1886,7 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1885,7 +1898,7 @@ class AuthenticateResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1897,7 +1910,7 @@ class LogoutResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1949,7 +1962,7 @@ class SessionConfigSelectOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1969,7 +1982,7 @@ class SessionConfigSelectGroup(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2000,7 +2013,7 @@ class SessionConfigOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2011,7 +2024,7 @@ SessionModeId: TypeAlias = str
 class SessionMode(AcpModel):
     """A mode the agent can operate in.
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
     id: SessionModeId
@@ -2025,7 +2038,7 @@ class SessionMode(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2041,14 +2054,14 @@ class SessionModeState(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class NewSessionResponse(AcpModel):
     """Response from creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
 
     session_id: SessionId
@@ -2059,7 +2072,7 @@ class NewSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2070,7 +2083,7 @@ class NewSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2096,7 +2109,7 @@ class LoadSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2107,7 +2120,7 @@ class LoadSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2136,7 +2149,7 @@ class SessionInfo(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2154,7 +2167,7 @@ class ListSessionsResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2166,7 +2179,7 @@ class DeleteSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2176,7 +2189,7 @@ class ResumeSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2187,7 +2200,7 @@ class ResumeSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2199,7 +2212,7 @@ class CloseSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2211,7 +2224,7 @@ class SetSessionModeResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2227,7 +2240,7 @@ class SetSessionConfigOptionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2236,7 +2249,7 @@ StopReason: TypeAlias = (
 )
 """Reasons why an agent stops processing a prompt turn.
 
-See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
+See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
 
 Known values (other strings are accepted and kept as is):
 
@@ -2251,7 +2264,7 @@ Known values (other strings are accepted and kept as is):
 class PromptResponse(PromptResponseFactories, AcpModel):
     """Response from processing a user prompt.
 
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
     """
 
     stop_reason: StopReason
@@ -2261,16 +2274,16 @@ class PromptResponse(PromptResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 ExtResponse: TypeAlias = Any
-"""Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
+"""Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 """
 
 
@@ -2303,7 +2316,7 @@ class ContentChunk(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2329,7 +2342,7 @@ class UnstructuredCommandInput(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2351,7 +2364,7 @@ class AvailableCommand(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2368,8 +2381,64 @@ class AvailableCommandsUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
+
+
+CompactionId: TypeAlias = str
+"""Unique identifier for a context compaction within a session."""
+
+
+class CompactionSummaryChunk(AcpModel):
+    """A content block appended to a compaction's summary. A first-seen ID creates
+    an in-progress compaction. Chunks append in receive order.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+    """
+
+    session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
+    compaction_id: CompactionId
+    """ID of the compaction whose summary receives this content."""
+    content: ContentBlock
+    """One content block to append."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Metadata scoped to this chunk. Omission and `null` both mean absent."""
+
+
+CompactionStatus: TypeAlias = Literal["in_progress", "completed", "failed", "cancelled"] | str
+"""Lifecycle state of a context compaction.
+
+Known values (other strings are accepted and kept as is):
+
+- `in_progress`: Compaction has started and has not finished.
+- `completed`: Compaction finished successfully.
+- `failed`: Compaction finished unsuccessfully.
+- `cancelled`: Compaction was cancelled before it finished.
+"""
+
+
+class CompactionUpdate(AcpModel):
+    """A context compaction upsert. The first notification fixes the compaction's
+    timeline position. Later updates with the same ID patch that entity in place.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+
+    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
+    stored value unchanged, `null` clears it, and a concrete value replaces it.
+    `summary: []` also clears the summary.
+    """
+
+    session_update: Literal["compaction_update"] = "compaction_update"
+    compaction_id: CompactionId
+    """The Agent-owned ID of this compaction, unique within the session."""
+    status: CompactionStatus
+    """Current lifecycle status."""
+    summary: Annotated[Annotated[list[ContentBlock], SkipInvalidItems] | None, NoneOnError] = None
+    """Complete replacement user-displayable summary content for the compaction."""
+    error: Annotated[str | None, NoneOnError] = None
+    """Human-readable error details for the compaction."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Extensible metadata patch for this compaction."""
 
 
 class ConfigOptionUpdate(AcpModel):
@@ -2385,14 +2454,14 @@ class ConfigOptionUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class CurrentModeUpdate(AcpModel):
     """The current mode of the session has changed
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
     session_update: Literal["current_mode_update"] = "current_mode_update"
@@ -2403,7 +2472,47 @@ class CurrentModeUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+"""Severity hint for a session notice.
+
+Known values (other strings are accepted and kept as is):
+
+- `info`: Informational notice.
+- `warning`: Warning notice.
+- `error`: Error notice.
+"""
+
+
+class Notice(AcpModel):
+    """Fire-and-forget information for the user.
+
+    Notices are live events rather than session history. Agents must not rely on
+    a notice being received, displayed, or seen by the user.
+    Agents MUST only send notices when the Client advertised
+    the `session.notices` Client capability. Otherwise, Agents may use an agent
+    message when the information should still be surfaced to the user.
+
+    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
+    """
+
+    session_update: Literal["notice"] = "notice"
+    severity: NoticeSeverity
+    """Presentation severity hint."""
+    title: str
+    """Required non-empty plain-text title that can stand alone."""
+    description: Annotated[str | None, NoneOnError] = None
+    """Optional plain-text detail or guidance.
+
+    Omitted and `null` are equivalent and mean no description was supplied.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Metadata scoped to this notice.
+
+    Omitted and `null` are equivalent and mean no metadata was supplied.
     """
 
 
@@ -2412,7 +2521,7 @@ PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
 
 Used to indicate the relative importance or urgency of different
 tasks in the execution plan.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
 
 Known values (other strings are accepted and kept as is):
 
@@ -2426,7 +2535,7 @@ PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"] | st
 """Status of a plan entry in the execution flow.
 
 Tracks the lifecycle of each task from planning through completion.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
 
 Known values (other strings are accepted and kept as is):
 
@@ -2441,7 +2550,7 @@ class PlanEntry(AcpModel):
 
     Represents a task or goal that the assistant intends to accomplish
     as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
     """
 
     content: str
@@ -2457,7 +2566,7 @@ class PlanEntry(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2468,7 +2577,7 @@ class Plan(AcpModel):
     Agents report plans to clients to provide visibility into their execution strategy.
     Plans can evolve during execution as the agent discovers new requirements or completes tasks.
 
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
     """
 
     session_update: Literal["plan"] = "plan"
@@ -2483,7 +2592,7 @@ class Plan(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2491,7 +2600,7 @@ class SessionInfoUpdate(AcpModel):
     """Update to session metadata. All fields are optional to support partial updates.
 
     Agents send this notification to update session information like title or custom metadata.
-    This allows clients to display dynamic session names and track session state changes.
+    Clients can use it to keep session titles and state current.
     """
 
     session_update: Literal["session_info_update"] = "session_info_update"
@@ -2504,7 +2613,7 @@ class SessionInfoUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2514,7 +2623,7 @@ class ToolCall(AcpModel):
     Tool calls are actions that the agent executes on behalf of the language model,
     such as reading files, executing code, or fetching data from external sources.
 
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
+    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
     """
 
     session_update: Literal["tool_call"] = "tool_call"
@@ -2522,6 +2631,12 @@ class ToolCall(AcpModel):
     """Unique identifier for this tool call within the session."""
     title: str
     """Human-readable title describing what the tool is doing."""
+    name: Annotated[str | None, NoneOnError] = None
+    """Programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that no
+    tool name is available.
+    """
     kind: Annotated[ToolKind | None, NoneOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
@@ -2547,7 +2662,7 @@ class ToolCall(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2573,13 +2688,15 @@ class Cost(AcpModel):
     amount: float
     """Total cumulative cost for session."""
     currency: str
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2598,7 +2715,7 @@ class UsageUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2620,7 +2737,10 @@ SessionUpdate: TypeAlias = Annotated[
         | CurrentModeUpdate
         | ConfigOptionUpdate
         | SessionInfoUpdate
-        | UsageUpdate,
+        | UsageUpdate
+        | Notice
+        | CompactionUpdate
+        | CompactionSummaryChunk,
         Field(discriminator="session_update"),
     ]
     | UnknownSessionUpdate,
@@ -2630,7 +2750,7 @@ SessionUpdate: TypeAlias = Annotated[
 
 These updates provide real-time feedback about the agent's progress.
 
-See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
 """
 
 
@@ -2639,7 +2759,7 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
 
     Used to stream real-time progress and results during prompt processing.
 
-    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
     """
 
     session_id: SessionId
@@ -2651,7 +2771,7 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2667,16 +2787,16 @@ class CompleteElicitationNotification(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 ExtNotification: TypeAlias = Any
-"""Allows the Agent to send an arbitrary notification that is not part of the ACP spec.
+"""Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
 while maintaining protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 """
 
 
@@ -2713,8 +2833,16 @@ class AuthCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
+
+
+CompactionCapabilities: TypeAlias = dict[str, Any]
+"""Client support for ID-addressed context compaction updates."""
+
+
+NoticeCapabilities: TypeAlias = dict[str, Any]
+"""Client support for presenting live notices to the user."""
 
 
 class BooleanConfigOptionCapabilities(AcpModel):
@@ -2728,7 +2856,7 @@ class BooleanConfigOptionCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2748,25 +2876,35 @@ class SessionConfigOptionsCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class ClientSessionCapabilities(AcpModel):
     """Session-related capabilities supported by the client."""
 
+    compaction: Annotated[CompactionCapabilities | None, NoneOnError] = None
+    """Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
+    """
     config_options: Annotated[SessionConfigOptionsCapabilities | None, NoneOnError] = None
     """Config option capabilities supported by the client.
 
     Omitted or `null` both mean the client does not advertise support for any
     config option extensions.
     """
+    notices: Annotated[NoticeCapabilities | None, NoneOnError] = None
+    """Support for live user-facing `notice` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2783,7 +2921,7 @@ class ElicitationFormCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2800,7 +2938,7 @@ class ElicitationUrlCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2826,14 +2964,14 @@ class ElicitationCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 class FileSystemCapabilities(AcpModel):
     """File system capabilities that a client may support.
 
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
     """
 
     read_text_file: Annotated[bool | None, NoneOnError] = None
@@ -2851,7 +2989,7 @@ class FileSystemCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2861,7 +2999,7 @@ class ClientCapabilities(AcpModel):
     Advertised during initialization to inform the agent about
     available features and methods.
 
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
     """
 
     fs: Annotated[FileSystemCapabilities | None, NoneOnError] = None
@@ -2900,7 +3038,7 @@ class ClientCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2909,7 +3047,7 @@ class InitializeRequest(InitializeRequestFactories, AcpModel):
 
     Sent by the client to establish connection and negotiate capabilities.
 
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
     """
 
     protocol_version: ProtocolVersion
@@ -2929,7 +3067,7 @@ class InitializeRequest(InitializeRequestFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2948,7 +3086,7 @@ class AuthenticateRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2963,7 +3101,7 @@ class LogoutRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2979,7 +3117,7 @@ class HttpHeader(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -2991,14 +3129,14 @@ class McpServerHttp(AcpModel):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    headers: list[HttpHeader]
+    headers: Annotated[list[HttpHeader], EmptyListOnNull]
     """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3010,14 +3148,14 @@ class McpServerSse(AcpModel):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    headers: list[HttpHeader]
+    headers: Annotated[list[HttpHeader], EmptyListOnNull]
     """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3028,16 +3166,16 @@ class McpServerStdio(AcpModel):
     """Human-readable name identifying this MCP server."""
     command: str
     """Absolute path to the MCP server executable."""
-    args: list[str]
+    args: Annotated[list[str], EmptyListOnNull]
     """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable]
+    env: Annotated[list[EnvVariable], EmptyListOnNull]
     """Environment variables to set when launching the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3063,35 +3201,33 @@ McpServer: TypeAlias = Annotated[
 MCP servers provide tools and context that the agent can use when
 processing prompts.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
 """
 
 
 class NewSessionRequest(NewSessionRequestFactories, AcpModel):
     """Request parameters for creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
 
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots for this session. Each path must be absolute.
 
     These expand the session's filesystem scope without changing `cwd`, which
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems], EmptyListOnError]
+    mcp_servers: Annotated[list[McpServer], EmptyListOnNull]
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3100,16 +3236,14 @@ class LoadSessionRequest(AcpModel):
 
     Only available if the Agent supports the `loadSession` capability.
 
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
     """
 
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems], EmptyListOnError]
+    mcp_servers: Annotated[list[McpServer], EmptyListOnNull]
     """List of MCP servers to connect to for this session."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -3124,7 +3258,7 @@ class LoadSessionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3143,7 +3277,7 @@ class ListSessionsRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3160,7 +3294,7 @@ class DeleteSessionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3177,9 +3311,7 @@ class ResumeSessionRequest(AcpModel):
     """The ID of the session to resume."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -3187,14 +3319,14 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems] | None, NoneOnError] = None
+    mcp_servers: list[McpServer] | None = None
     """List of MCP servers to connect to for this session."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3215,7 +3347,7 @@ class CloseSessionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3231,7 +3363,7 @@ class SetSessionModeRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3242,15 +3374,15 @@ class SetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
+    type: Literal["boolean"] | str | None = None
     value: bool | SessionConfigValueId
     """The boolean value."""
-    type: Literal["boolean"] | str | None = None
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3259,7 +3391,7 @@ class PromptRequest(PromptRequestFactories, AcpModel):
 
     Contains the user's message and any additional context.
 
-    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
     """
 
     session_id: SessionId
@@ -3267,15 +3399,15 @@ class PromptRequest(PromptRequestFactories, AcpModel):
     prompt: list[ContentBlock]
     """The blocks of content that compose the user's message.
 
-    As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
-    while other variants are optionally enabled via [`PromptCapabilities`].
+    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
+    while other variants are optionally enabled via `PromptCapabilities`.
 
-    The Client MUST adapt its interface according to [`PromptCapabilities`].
+    The Client MUST adapt its interface according to `PromptCapabilities`.
 
     The client MAY include referenced pieces of context as either
-    [`ContentBlock::Resource`] or [`ContentBlock::ResourceLink`].
+    `resource` or `resource_link` content blocks.
 
-    When available, [`ContentBlock::Resource`] is preferred
+    When available, `resource` is preferred
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
@@ -3284,7 +3416,7 @@ class PromptRequest(PromptRequestFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3307,7 +3439,7 @@ class WriteTextFileResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3321,7 +3453,7 @@ class ReadTextFileResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3330,9 +3462,9 @@ class CancelledPermissionOutcome(AcpModel):
 
     When a client sends a `session/cancel` notification to cancel an ongoing
     prompt turn, it MUST respond to all pending `session/request_permission`
-    requests with this `Cancelled` outcome.
+    requests with this `cancelled` outcome.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
     outcome: Literal["cancelled"] = "cancelled"
@@ -3349,7 +3481,7 @@ class SelectedPermissionOutcome(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3386,7 +3518,7 @@ class RequestPermissionResponse(RequestPermissionResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3400,7 +3532,7 @@ class CreateTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3416,7 +3548,7 @@ class TerminalExitStatus(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3434,7 +3566,7 @@ class TerminalOutputResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3446,7 +3578,7 @@ class ReleaseTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3462,7 +3594,7 @@ class WaitForTerminalExitResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3474,12 +3606,12 @@ class KillTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
 ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
-"""Allowed wire representations for [`ElicitationContentValue`]."""
+"""Allowed wire representations for `ElicitationContentValue`."""
 
 
 class CreateElicitationResponse(AcpModel):
@@ -3495,7 +3627,7 @@ class CreateElicitationResponse(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3509,7 +3641,7 @@ class ElicitationAcceptAction(AcpModel):
 class CancelNotification(AcpModel):
     """Notification to cancel ongoing operations for a session.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
     session_id: SessionId
@@ -3519,7 +3651,7 @@ class CancelNotification(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3535,7 +3667,7 @@ class ClientNotification(AcpModel):
 class CancelRequestNotification(AcpModel):
     """Notification to cancel an ongoing request.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
     """
 
     request_id: RequestId
@@ -3545,5 +3677,5 @@ class CancelRequestNotification(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """

@@ -18,35 +18,25 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from rxacp.schema import _generated as s
-from rxacp.schema import unstable as u
 from rxacp.schema._base import AcpModel
 
 __all__ = [
     "AUTHENTICATE",
+    "AUTH_STATUS",
+    "AUTH_STATUS_UPDATE",
     "CANCEL_REQUEST",
-    "DOCUMENT_DID_CHANGE",
-    "DOCUMENT_DID_CLOSE",
-    "DOCUMENT_DID_FOCUS",
-    "DOCUMENT_DID_OPEN",
-    "DOCUMENT_DID_SAVE",
     "ELICITATION_COMPLETE",
     "ELICITATION_CREATE",
     "FS_READ_TEXT_FILE",
     "FS_WRITE_TEXT_FILE",
     "INITIALIZE",
     "LOGOUT",
-    "MCP_CONNECT",
-    "MCP_DISCONNECT",
     "MCP_MESSAGE",
     "METHODS",
-    "NES_ACCEPT",
-    "NES_CLOSE",
-    "NES_REJECT",
-    "NES_START",
-    "NES_SUGGEST",
     "PROVIDERS_DISABLE",
     "PROVIDERS_LIST",
     "PROVIDERS_SET",
+    "SESSION_ARCHIVE",
     "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
@@ -59,6 +49,9 @@ __all__ = [
     "SESSION_RESUME",
     "SESSION_SET_CONFIG_OPTION",
     "SESSION_SET_MODE",
+    "SESSION_SET_TITLE",
+    "SESSION_STATUS",
+    "SESSION_UNARCHIVE",
     "SESSION_UPDATE",
     "TERMINAL_CREATE",
     "TERMINAL_KILL",
@@ -89,19 +82,14 @@ SESSION_PROMPT: Final = "session/prompt"
 SESSION_CANCEL: Final = "session/cancel"
 # unstable
 SESSION_FORK: Final = "session/fork"
+SESSION_ARCHIVE: Final = "session/archive"
+SESSION_UNARCHIVE: Final = "session/unarchive"
+SESSION_STATUS: Final = "session/status"
+SESSION_SET_TITLE: Final = "session/set_title"
 PROVIDERS_LIST: Final = "providers/list"
 PROVIDERS_SET: Final = "providers/set"
 PROVIDERS_DISABLE: Final = "providers/disable"
-NES_START: Final = "nes/start"
-NES_SUGGEST: Final = "nes/suggest"
-NES_ACCEPT: Final = "nes/accept"
-NES_REJECT: Final = "nes/reject"
-NES_CLOSE: Final = "nes/close"
-DOCUMENT_DID_OPEN: Final = "document/didOpen"
-DOCUMENT_DID_CHANGE: Final = "document/didChange"
-DOCUMENT_DID_CLOSE: Final = "document/didClose"
-DOCUMENT_DID_SAVE: Final = "document/didSave"
-DOCUMENT_DID_FOCUS: Final = "document/didFocus"
+AUTH_STATUS: Final = "auth/status"
 
 # --- agent -> client (handled by the client) ------------------------------------------------
 SESSION_REQUEST_PERMISSION: Final = "session/request_permission"
@@ -116,8 +104,7 @@ TERMINAL_KILL: Final = "terminal/kill"
 ELICITATION_CREATE: Final = "elicitation/create"
 ELICITATION_COMPLETE: Final = "elicitation/complete"
 # unstable
-MCP_CONNECT: Final = "mcp/connect"
-MCP_DISCONNECT: Final = "mcp/disconnect"
+AUTH_STATUS_UPDATE: Final = "auth/status_update"
 
 # --- both directions --------------------------------------------------------------------------
 MCP_MESSAGE: Final = "mcp/message"
@@ -128,6 +115,17 @@ CANCEL_REQUEST: Final = "$/cancel_request"
 MethodSide = Literal["agent", "client", "both"]
 """The side that HANDLES a method; ``"both"`` for ``$/cancel_request`` and ``mcp/message``."""
 MethodKind = Literal["request", "notification"]
+
+_ModelRef = type[AcpModel] | str | None
+"""A model class, or the name of an unstable model (resolved on first use)."""
+
+
+def _resolve(ref: _ModelRef) -> Any:
+    if ref is None or not isinstance(ref, str):
+        return ref
+    from rxacp.schema import unstable  # unstable models load only when used
+
+    return getattr(unstable, ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,29 +146,50 @@ class MethodSpec:
         unstable: the method exists only in the unstable schema.
         notification_type: for a method that may also be sent as a notification
             (``mcp/message``), the params model of that form.
+
+    The models of unstable methods live in :mod:`rxacp.schema.unstable`, which is imported the
+    first time one of their ``*_type`` attributes is read (not when the table is built).
     """
 
     name: str
     side: MethodSide
     kind: MethodKind
-    params_type: type[AcpModel]
-    result_type: type[AcpModel] | None
+    _params: _ModelRef
+    _result: _ModelRef
     capability: str | None
     python_name: str
     unstable: bool
-    notification_type: type[AcpModel] | None = None
+    _notification: _ModelRef = None
+
+    @property
+    def params_type(self) -> type[AcpModel]:
+        """Model of ``params``."""
+        model: type[AcpModel] = _resolve(self._params)
+        return model
+
+    @property
+    def result_type(self) -> type[AcpModel] | None:
+        """Model of ``result`` (``None``: a notification, or any JSON value)."""
+        model: type[AcpModel] | None = _resolve(self._result)
+        return model
+
+    @property
+    def notification_type(self) -> type[AcpModel] | None:
+        """Params model of the notification form of a method that also has one."""
+        model: type[AcpModel] | None = _resolve(self._notification)
+        return model
 
 
 def _req(
     name: str,
     side: MethodSide,
-    params: type[AcpModel],
-    result: type[AcpModel] | None,
+    params: _ModelRef,
+    result: _ModelRef,
     python_name: str,
     capability: str | None = None,
     *,
     unstable: bool = False,
-    notification_type: type[AcpModel] | None = None,
+    notification_type: _ModelRef = None,
 ) -> MethodSpec:
     return MethodSpec(
         name, side, "request", params, result, capability, python_name, unstable, notification_type
@@ -180,7 +199,7 @@ def _req(
 def _note(
     name: str,
     side: MethodSide,
-    params: type[AcpModel],
+    params: _ModelRef,
     python_name: str,
     capability: str | None = None,
     *,
@@ -333,21 +352,57 @@ _ALL: tuple[MethodSpec, ...] = (
     ),
     # protocol level
     _note(CANCEL_REQUEST, "both", s.CancelRequestNotification, "cancel_request"),
-    # unstable: client -> agent
+    # unstable: client -> agent (models named, resolved on first use)
     _req(
         SESSION_FORK,
         "agent",
-        u.ForkSessionRequest,
-        u.ForkSessionResponse,
+        "ForkSessionRequest",
+        "ForkSessionResponse",
         "fork_session",
         "sessionCapabilities.fork",
         unstable=True,
     ),
     _req(
+        SESSION_ARCHIVE,
+        "agent",
+        "ArchiveSessionRequest",
+        "ArchiveSessionResponse",
+        "archive_session",
+        "sessionCapabilities.archive",
+        unstable=True,
+    ),
+    _req(
+        SESSION_UNARCHIVE,
+        "agent",
+        "UnarchiveSessionRequest",
+        "UnarchiveSessionResponse",
+        "unarchive_session",
+        "sessionCapabilities.archive",
+        unstable=True,
+    ),
+    _req(
+        SESSION_STATUS,
+        "agent",
+        "SessionStatusRequest",
+        "SessionStatusResponse",
+        "session_status",
+        "sessionCapabilities.status",
+        unstable=True,
+    ),
+    _req(
+        SESSION_SET_TITLE,
+        "agent",
+        "SetSessionTitleRequest",
+        "SetSessionTitleResponse",
+        "set_session_title",
+        "sessionCapabilities.title",
+        unstable=True,
+    ),
+    _req(
         PROVIDERS_LIST,
         "agent",
-        u.ListProvidersRequest,
-        u.ListProvidersResponse,
+        "ListProvidersRequest",
+        "ListProvidersResponse",
         "list_providers",
         "providers",
         unstable=True,
@@ -355,8 +410,8 @@ _ALL: tuple[MethodSpec, ...] = (
     _req(
         PROVIDERS_SET,
         "agent",
-        u.SetProviderRequest,
-        u.SetProviderResponse,
+        "SetProviderRequest",
+        "SetProviderResponse",
         "set_provider",
         "providers",
         unstable=True,
@@ -364,95 +419,38 @@ _ALL: tuple[MethodSpec, ...] = (
     _req(
         PROVIDERS_DISABLE,
         "agent",
-        u.DisableProviderRequest,
-        u.DisableProviderResponse,
+        "DisableProviderRequest",
+        "DisableProviderResponse",
         "disable_provider",
         "providers",
         unstable=True,
     ),
     _req(
-        NES_START, "agent", u.StartNesRequest, u.StartNesResponse, "start_nes", "nes", unstable=True
-    ),
-    _req(
-        NES_SUGGEST,
+        AUTH_STATUS,
         "agent",
-        u.SuggestNesRequest,
-        u.SuggestNesResponse,
-        "suggest_nes",
-        "nes",
+        "AuthStatusRequest",
+        "AuthStatusResponse",
+        "auth_status",
+        "auth.status",
         unstable=True,
     ),
-    _req(
-        NES_CLOSE, "agent", u.CloseNesRequest, u.CloseNesResponse, "close_nes", "nes", unstable=True
-    ),
-    _note(NES_ACCEPT, "agent", u.AcceptNesNotification, "accept_nes", "nes", unstable=True),
-    _note(NES_REJECT, "agent", u.RejectNesNotification, "reject_nes", "nes", unstable=True),
+    # unstable: agent -> client (sent by agents that advertise ``auth.status``)
     _note(
-        DOCUMENT_DID_OPEN,
-        "agent",
-        u.DidOpenDocumentNotification,
-        "did_open_document",
-        "nes.events.document.didOpen",
-        unstable=True,
-    ),
-    _note(
-        DOCUMENT_DID_CHANGE,
-        "agent",
-        u.DidChangeDocumentNotification,
-        "did_change_document",
-        "nes.events.document.didChange",
-        unstable=True,
-    ),
-    _note(
-        DOCUMENT_DID_CLOSE,
-        "agent",
-        u.DidCloseDocumentNotification,
-        "did_close_document",
-        "nes.events.document.didClose",
-        unstable=True,
-    ),
-    _note(
-        DOCUMENT_DID_SAVE,
-        "agent",
-        u.DidSaveDocumentNotification,
-        "did_save_document",
-        "nes.events.document.didSave",
-        unstable=True,
-    ),
-    _note(
-        DOCUMENT_DID_FOCUS,
-        "agent",
-        u.DidFocusDocumentNotification,
-        "did_focus_document",
-        "nes.events.document.didFocus",
-        unstable=True,
-    ),
-    # unstable: agent -> client
-    _req(
-        MCP_CONNECT,
+        AUTH_STATUS_UPDATE,
         "client",
-        u.ConnectMcpRequest,
-        u.ConnectMcpResponse,
-        "connect_mcp",
-        unstable=True,
-    ),
-    _req(
-        MCP_DISCONNECT,
-        "client",
-        u.DisconnectMcpRequest,
-        u.DisconnectMcpResponse,
-        "disconnect_mcp",
+        "AuthStatusUpdateNotification",
+        "auth_status_update",
         unstable=True,
     ),
     # unstable: both directions
     _req(
         MCP_MESSAGE,
         "both",
-        u.MessageMcpRequest,
+        "MessageMcpRequest",
         None,  # MessageMcpResponse: any JSON value
         "message_mcp",
         unstable=True,
-        notification_type=u.MessageMcpNotification,
+        notification_type="MessageMcpNotification",
     ),
 )
 

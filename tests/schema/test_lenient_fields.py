@@ -1,6 +1,9 @@
-"""Lenient fields: x-deserialize-default-on-error and x-deserialize-skip-invalid-items."""
+"""Lenient fields: x-deserialize-default-on-error/-on-null and x-deserialize-skip-invalid-items."""
 
 from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
 
 from rxacp.schema import (
     AvailableCommandsUpdate,
@@ -35,8 +38,15 @@ def test_required_lenient_list_with_an_invalid_value_becomes_empty() -> None:
     assert Plan.from_wire({"entries": "not a list"}).entries == []
     update = AvailableCommandsUpdate.from_wire({"availableCommands": {"x": 1}})
     assert update.available_commands == []
-    request = NewSessionRequest.from_wire({"cwd": "/", "mcpServers": 3})
+
+
+def test_required_default_on_null_list_reads_null_as_empty_but_rejects_other_junk() -> None:
+    # Schema 2.4.0: session-setup lists are x-deserialize-default-on-null, no longer lenient.
+    request = NewSessionRequest.from_wire({"cwd": "/", "mcpServers": None})
     assert request.mcp_servers == []
+    assert request.to_wire() == {"cwd": "/", "mcpServers": []}
+    with pytest.raises(ValidationError, match="mcpServers"):
+        NewSessionRequest.from_wire({"cwd": "/", "mcpServers": 3})
 
 
 def test_lenient_category_keeps_the_option_when_the_category_is_invalid() -> None:

@@ -248,9 +248,9 @@ def test_close_stops_a_held_turn_and_leaves_no_thread(no_thread_left):
 def test_unstable_methods_without_a_builder_setter_can_be_scripted(agent):
     with connect(agent) as client:
         session = client.session
-        with pytest.raises(AcpProtocolException, match=r"mock.on\('nes/start'"):
-            wait_for(session.send_request("nes/start", {}), 2.0)
-        agent.on("nes/start", lambda req: {"sessionId": f"nes-{type(req).__name__}"})
-        assert wait_for(session.send_request("nes/start", {}), 2.0) == {
-            "sessionId": "nes-StartNesRequest"
+        with pytest.raises(AcpProtocolException, match=r"mock.on\('session/status'"):
+            wait_for(session.send_request("session/status", {"sessionId": "s1"}), 2.0)
+        agent.on("session/status", lambda req: {"status": f"_{type(req).__name__}"})
+        assert wait_for(session.send_request("session/status", {"sessionId": "s1"}), 2.0) == {
+            "status": "_SessionStatusRequest"
         }

@@ -18,6 +18,7 @@ from rxacp.schema._base import (
     UNKNOWN_TAG,
     AcpModel,
     EmptyListOnError,
+    EmptyListOnNull,
     NoneOnError,
     SkipInvalidItems,
     UnknownVariant,
@@ -35,7 +36,6 @@ from rxacp.schema._factories import (
 )
 
 __all__ = [
-    "AcceptNesNotification",
     "AgentAuthCapabilities",
     "AgentCapabilities",
     "AgentMessageChunk",
@@ -44,12 +44,20 @@ __all__ = [
     "AgentResponse",
     "AgentThoughtChunk",
     "Annotations",
+    "ArchiveSessionRequest",
+    "ArchiveSessionResponse",
     "AudioContent",
+    "AuthAccount",
     "AuthCapabilities",
     "AuthMethod",
     "AuthMethodAgent",
     "AuthMethodId",
     "AuthMethodTerminal",
+    "AuthState",
+    "AuthStatusCapabilities",
+    "AuthStatusRequest",
+    "AuthStatusResponse",
+    "AuthStatusUpdateNotification",
     "AuthenticateRequest",
     "AuthenticateResponse",
     "AvailableCommand",
@@ -62,13 +70,10 @@ __all__ = [
     "CancelRequestNotification",
     "CancelledPermissionOutcome",
     "ClientCapabilities",
-    "ClientNesCapabilities",
     "ClientNotification",
     "ClientRequest",
     "ClientResponse",
     "ClientSessionCapabilities",
-    "CloseNesRequest",
-    "CloseNesResponse",
     "CloseSessionRequest",
     "CloseSessionResponse",
     "CompactionCapabilities",
@@ -78,8 +83,6 @@ __all__ = [
     "CompactionUpdate",
     "CompleteElicitationNotification",
     "ConfigOptionUpdate",
-    "ConnectMcpRequest",
-    "ConnectMcpResponse",
     "Content",
     "ContentBlock",
     "ContentChunk",
@@ -91,16 +94,9 @@ __all__ = [
     "CurrentModeUpdate",
     "DeleteSessionRequest",
     "DeleteSessionResponse",
-    "DidChangeDocumentNotification",
-    "DidCloseDocumentNotification",
-    "DidFocusDocumentNotification",
-    "DidOpenDocumentNotification",
-    "DidSaveDocumentNotification",
     "Diff",
     "DisableProviderRequest",
     "DisableProviderResponse",
-    "DisconnectMcpRequest",
-    "DisconnectMcpResponse",
     "ElicitationAcceptAction",
     "ElicitationCapabilities",
     "ElicitationContentValue",
@@ -120,6 +116,7 @@ __all__ = [
     "EnvVariable",
     "Error",
     "ErrorCode",
+    "ErrorStopReason",
     "ExtNotification",
     "ExtRequest",
     "ExtResponse",
@@ -127,8 +124,12 @@ __all__ = [
     "ForkSessionRequest",
     "ForkSessionResponse",
     "HttpHeader",
+    "Idle",
+    "IdleStateUpdate",
     "ImageContent",
     "Implementation",
+    "InitializeProxyRequest",
+    "InitializeProxyResponse",
     "InitializeRequest",
     "InitializeResponse",
     "IntegerPropertySchema",
@@ -145,7 +146,8 @@ __all__ = [
     "LogoutRequest",
     "LogoutResponse",
     "McpCapabilities",
-    "McpConnectionId",
+    "McpError",
+    "McpRequestId",
     "McpServer",
     "McpServerAcp",
     "McpServerAcpId",
@@ -158,46 +160,10 @@ __all__ = [
     "MessageMcpResponse",
     "MultiSelectItems",
     "MultiSelectPropertySchema",
-    "NesCapabilities",
-    "NesContextCapabilities",
-    "NesDiagnostic",
-    "NesDiagnosticSeverity",
-    "NesDiagnosticsCapabilities",
-    "NesDocumentDidChangeCapabilities",
-    "NesDocumentDidCloseCapabilities",
-    "NesDocumentDidFocusCapabilities",
-    "NesDocumentDidOpenCapabilities",
-    "NesDocumentDidSaveCapabilities",
-    "NesDocumentEventCapabilities",
-    "NesEditHistoryCapabilities",
-    "NesEditHistoryEntry",
-    "NesEditSuggestion",
-    "NesEventCapabilities",
-    "NesExcerpt",
-    "NesJumpCapabilities",
-    "NesJumpSuggestion",
-    "NesOpenFile",
-    "NesOpenFilesCapabilities",
-    "NesRecentFile",
-    "NesRecentFilesCapabilities",
-    "NesRejectReason",
-    "NesRelatedSnippet",
-    "NesRelatedSnippetsCapabilities",
-    "NesRenameCapabilities",
-    "NesRenameSuggestion",
-    "NesRepository",
-    "NesSearchAndReplaceCapabilities",
-    "NesSearchAndReplaceSuggestion",
-    "NesSuggestContext",
-    "NesSuggestion",
-    "NesSuggestionId",
-    "NesTextEdit",
-    "NesTriggerKind",
-    "NesUserAction",
-    "NesUserActionsCapabilities",
     "NewSessionRequest",
     "NewSessionResponse",
     "Notice",
+    "NoticeCapabilities",
     "NoticeSeverity",
     "NumberPropertySchema",
     "PermissionOption",
@@ -215,8 +181,6 @@ __all__ = [
     "PlanRemoved",
     "PlanUpdate",
     "PlanUpdateContent",
-    "Position",
-    "PositionEncodingKind",
     "PromptCapabilities",
     "PromptRequest",
     "PromptResponse",
@@ -225,22 +189,31 @@ __all__ = [
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
-    "Range",
+    "ProxyNotification",
+    "ProxyRequest",
+    "ProxyResponse",
+    "ProxySuccessorNotification",
+    "ProxySuccessorRequest",
+    "ProxySuccessorResponse",
     "ReadTextFileRequest",
     "ReadTextFileResponse",
-    "RejectNesNotification",
     "ReleaseTerminalRequest",
     "ReleaseTerminalResponse",
     "RequestId",
     "RequestPermissionOutcome",
     "RequestPermissionRequest",
     "RequestPermissionResponse",
+    "RequiresActionStateUpdate",
     "ResourceLink",
     "ResumeSessionRequest",
     "ResumeSessionResponse",
     "Role",
+    "RunningStateUpdate",
     "SelectedPermissionOutcome",
     "SessionAdditionalDirectoriesCapabilities",
+    "SessionArchiveCapabilities",
+    "SessionArchiveFilter",
+    "SessionCancelCapabilities",
     "SessionCapabilities",
     "SessionCloseCapabilities",
     "SessionConfigBoolean",
@@ -260,11 +233,21 @@ __all__ = [
     "SessionInfo",
     "SessionInfoUpdate",
     "SessionListCapabilities",
+    "SessionMessage",
+    "SessionMessageChunk",
     "SessionMode",
     "SessionModeId",
     "SessionModeState",
     "SessionNotification",
     "SessionResumeCapabilities",
+    "SessionStatus",
+    "SessionStatusCapabilities",
+    "SessionStatusRequest",
+    "SessionStatusResponse",
+    "SessionSystemPromptCapabilities",
+    "SessionSystemPromptModeCapabilities",
+    "SessionSystemPromptOverrideCapabilities",
+    "SessionTitleCapabilities",
     "SessionUpdate",
     "SetProviderRequest",
     "SetProviderResponse",
@@ -272,22 +255,24 @@ __all__ = [
     "SetSessionConfigOptionResponse",
     "SetSessionModeRequest",
     "SetSessionModeResponse",
-    "StartNesRequest",
-    "StartNesResponse",
+    "SetSessionTitleRequest",
+    "SetSessionTitleResponse",
+    "StateUpdate",
     "StopReason",
     "StringFormat",
     "StringMultiSelectItems",
     "StringPropertySchema",
-    "SuggestNesRequest",
-    "SuggestNesResponse",
+    "SubagentCapabilities",
+    "SubagentSessionCapabilities",
+    "SubagentUpdate",
+    "SystemPrompt",
+    "SystemPromptMode",
     "Terminal",
     "TerminalExitStatus",
     "TerminalId",
     "TerminalOutputRequest",
     "TerminalOutputResponse",
     "TextContent",
-    "TextDocumentContentChangeEvent",
-    "TextDocumentSyncKind",
     "TextResourceContents",
     "TitledMultiSelectItems",
     "ToolCall",
@@ -298,15 +283,18 @@ __all__ = [
     "ToolCallUpdate",
     "ToolCallUpdateNotification",
     "ToolKind",
+    "UnarchiveSessionRequest",
+    "UnarchiveSessionResponse",
     "UnknownAuthMethod",
     "UnknownContentBlock",
     "UnknownElicitationPropertySchema",
     "UnknownMcpServer",
     "UnknownMultiSelectItems",
-    "UnknownNesSuggestion",
     "UnknownPlanUpdateContent",
     "UnknownRequestPermissionOutcome",
     "UnknownSessionUpdate",
+    "UnknownStateUpdate",
+    "UnknownStateUpdateVariant",
     "UnknownToolCallContent",
     "UnstructuredCommandInput",
     "Usage",
@@ -314,7 +302,6 @@ __all__ = [
     "UserMessageChunk",
     "WaitForTerminalExitRequest",
     "WaitForTerminalExitResponse",
-    "WorkspaceFolder",
     "WriteTextFileRequest",
     "WriteTextFileResponse",
 ]
@@ -347,10 +334,10 @@ class AgentRequest(AcpModel):
 SessionId: TypeAlias = str
 """A unique identifier for a conversation session between a client and agent.
 
-Sessions maintain their own context, conversation history, and state,
-allowing multiple independent interactions with the same agent.
+Each session has its own context, conversation history, and state, so one
+agent can run several independent sessions.
 
-See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
+See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draft/session-setup#session-id)
 """
 
 
@@ -371,7 +358,7 @@ class WriteTextFileRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -385,16 +372,16 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, NoneOnError] = None
+    line: int | None = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, NoneOnError] = None
+    limit: int | None = None
     """Maximum number of lines to read."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -432,7 +419,7 @@ class PermissionOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -460,7 +447,7 @@ class Annotations(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -479,7 +466,7 @@ class AudioContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -497,7 +484,7 @@ class BlobResourceContents(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -515,7 +502,7 @@ class TextResourceContents(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -536,7 +523,7 @@ class EmbeddedResource(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -557,7 +544,7 @@ class ImageContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -584,7 +571,7 @@ class ResourceLink(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -601,7 +588,7 @@ class TextContent(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -629,18 +616,15 @@ ContentBlock: TypeAlias = Annotated[
 ]
 """Content blocks represent displayable information in the Agent Client Protocol.
 
-They provide a structured way to handle various types of user-facing content—whether
-it's text from language models, images for analysis, or embedded resources for context.
-
 Content blocks appear in:
 - User prompts sent via `session/prompt`
 - Language model output streamed through `session/update` notifications
 - Progress updates and results from tool calls
 
-This structure is compatible with the Model Context Protocol (MCP), enabling
-agents to seamlessly forward content from MCP tool outputs without transformation.
+This structure is compatible with the Model Context Protocol (MCP), so agents can
+forward content from MCP tool outputs without transformation.
 
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/content)
 """
 
 
@@ -655,7 +639,7 @@ class Content(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -664,14 +648,14 @@ class Diff(AcpModel):
 
     Shows changes to files in a format suitable for display in the client UI.
 
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
     """
 
     type: Literal["diff"] = "diff"
     path: str
     """The absolute file path being modified."""
     old_text: Annotated[str | None, NoneOnError] = None
-    """The original content (None for new files)."""
+    """The original content (omitted or `null` for new files)."""
     new_text: str
     """The new content after modification."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
@@ -679,7 +663,7 @@ class Diff(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -692,7 +676,7 @@ class Terminal(AcpModel):
 
     The terminal must be added before calling `terminal/release`.
 
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
     """
 
     type: Literal["terminal"] = "terminal"
@@ -703,7 +687,7 @@ class Terminal(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -732,7 +716,7 @@ ToolCallContent: TypeAlias = Annotated[
 Tool calls can produce different types of content including
 standard content blocks (text, images) or file diffs.
 
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
 """
 
 
@@ -746,19 +730,19 @@ class ToolCallLocation(AcpModel):
     Enables clients to implement "follow-along" features that track
     which files the agent is working with in real-time.
 
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
     """
 
     path: str
     """The absolute file path being accessed or modified."""
     line: Annotated[int | None, NoneOnError] = None
-    """Optional line number within the file."""
+    """Optional 1-based line number within the file."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -767,7 +751,7 @@ ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "fail
 
 Tool calls progress through different statuses during their lifecycle.
 
-See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
+See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#status)
 
 Known values (other strings are accepted and kept as is):
 
@@ -798,7 +782,7 @@ ToolKind: TypeAlias = (
 Tool kinds help clients choose appropriate icons and optimize how they
 display tool execution progress.
 
-See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
+See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#creating)
 
 Known values (other strings are accepted and kept as is):
 
@@ -821,7 +805,7 @@ class ToolCallUpdate(AcpModel):
     Used to report progress and results as tools execute. All fields except
     the tool call ID are optional - only changed fields need to be included.
 
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#updating)
     """
 
     tool_call_id: ToolCallId
@@ -833,11 +817,7 @@ class ToolCallUpdate(AcpModel):
     title: Annotated[str | None, NoneOnError] = None
     """Update the human-readable title."""
     name: Annotated[str | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Update the programmatic name of the tool being invoked.
+    """Update the programmatic name of the tool being invoked.
 
     This field is optional. Omitting it or sending `null` both mean that
     the existing name is left unchanged.
@@ -859,7 +839,7 @@ class ToolCallUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -868,7 +848,7 @@ class RequestPermissionRequest(AcpModel):
 
     Sent when the agent needs authorization before performing a sensitive operation.
 
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
     """
 
     session_id: SessionId
@@ -882,7 +862,7 @@ class RequestPermissionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -898,7 +878,7 @@ class EnvVariable(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -909,13 +889,13 @@ class CreateTerminalRequest(AcpModel):
     """The session ID for this request."""
     command: str
     """The command to execute."""
-    args: Annotated[Annotated[list[str], SkipInvalidItems] | None, NoneOnError] = None
+    args: list[str] | None = None
     """Array of command arguments."""
-    env: Annotated[Annotated[list[EnvVariable], SkipInvalidItems] | None, NoneOnError] = None
+    env: list[EnvVariable] | None = None
     """Environment variables for the command."""
-    cwd: Annotated[str | None, NoneOnError] = None
+    cwd: str | None = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, NoneOnError] = None
+    output_byte_limit: int | None = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -930,7 +910,7 @@ class CreateTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -946,7 +926,7 @@ class TerminalOutputRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -962,7 +942,7 @@ class ReleaseTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -978,7 +958,7 @@ class WaitForTerminalExitRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -994,7 +974,7 @@ class KillTerminalRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1028,7 +1008,7 @@ class BooleanPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1068,7 +1048,7 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1085,7 +1065,7 @@ class StringMultiSelectItems(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1108,7 +1088,7 @@ class EnumOption(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1124,7 +1104,7 @@ class TitledMultiSelectItems(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1185,7 +1165,7 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1225,7 +1205,7 @@ class NumberPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1301,7 +1281,7 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1334,8 +1314,8 @@ ElicitationPropertySchema: TypeAlias = Annotated[
 """Property schema for elicitation form fields.
 
 Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use the `String` variant with `enum` or `oneOf` set.
-Multi-select enums use the `Array` variant.
+Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+Multi-select enums use `type: "array"`.
 """
 
 
@@ -1387,7 +1367,7 @@ class ElicitationSchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1425,14 +1405,14 @@ class CreateElicitationRequest(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class ElicitationSessionScope(AcpModel):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
-    When `tool_call_id` is set, the elicitation is tied to a specific tool call.
+    When `toolCallId` is set, the elicitation is tied to a specific tool call.
     This is useful when an agent receives an elicitation from an MCP server
     during a tool call and needs to redirect it to the user.
     """
@@ -1492,6 +1472,18 @@ class ElicitationUrlMode(AcpModel):
     """The request this elicitation is tied to."""
 
 
+McpRequestId: TypeAlias = str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Identifies an inner MCP request active against a server on this ACP connection.
+
+Generated by the caller and preserved unchanged by proxies. This is distinct
+from the outer ACP JSON-RPC request ID.
+"""
+
+
 McpServerAcpId: TypeAlias = str
 """**UNSTABLE**
 
@@ -1500,36 +1492,7 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Unique identifier for an MCP server using the ACP transport.
 
 The value is opaque and generated by the ACP component providing the MCP server. It is
-used by `mcp/connect` to route connection requests back to the component that declared the
-server.
-"""
-
-
-class ConnectMcpRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/connect`.
-    """
-
-    server_id: McpServerAcpId
-    """The ACP MCP server ID that was provided by the component declaring the MCP server."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-McpConnectionId: TypeAlias = str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-A unique identifier for an active MCP-over-ACP connection.
+used by `mcp/message` to route requests to the component that declared the server.
 """
 
 
@@ -1541,8 +1504,10 @@ class MessageMcpRequest(AcpModel):
     Request parameters for `mcp/message`.
     """
 
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
+    server_id: McpServerAcpId
+    """The declared ACP MCP server receiving this request."""
+    request_id: McpRequestId
+    """The caller-generated identifier for the inner MCP request."""
     method: str
     """The inner MCP method name."""
     params: dict[str, Any] | None = None
@@ -1555,26 +1520,7 @@ class MessageMcpRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DisconnectMcpRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/disconnect`.
-    """
-
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection to close."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1583,15 +1529,16 @@ ExtRequest: TypeAlias = Any
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 """
 
 
 ErrorCode: TypeAlias = Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-These codes follow the JSON-RPC 2.0 specification for standard errors
-and use the reserved range (-32000 to -32099) for protocol-specific errors.
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
 
 Known values (other integers are accepted and kept as is):
 
@@ -1599,10 +1546,10 @@ Known values (other integers are accepted and kept as is):
 - `-32600`: **Invalid request**: The JSON sent is not a valid Request object.
 - `-32601`: **Method not found**: The method does not exist or is not available.
 - `-32602`: **Invalid params**: Invalid method parameter(s).
-- `-32603`: **Internal error**: Internal JSON-RPC error. Reserved for implementation-defined server errors.
+- `-32603`: **Internal error**: Internal JSON-RPC error.
 - `-32800`: **Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or because of resource constraints or shutdown.
 - `-32000`: **Authentication required**: Authentication is required before this operation can be performed.
-- `-32002`: **Resource not found**: A given resource, such as a file, was not found.
+- `-32002`: **Resource not found**: A given resource, such as a session or file, was not found.
 """
 
 
@@ -1640,6 +1587,25 @@ class AgentResponse(AcpModel):
     """Method-specific error data."""
 
 
+class AuthStatusCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Auth status capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
 class LogoutCapabilities(AcpModel):
     """Logout capabilities supported by the agent.
 
@@ -1651,13 +1617,23 @@ class LogoutCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class AgentAuthCapabilities(AcpModel):
     """Authentication-related capabilities supported by the agent."""
 
+    status: Annotated[AuthStatusCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports the `auth/status` method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
     logout: Annotated[LogoutCapabilities | None, NoneOnError] = None
     """Whether the agent supports the logout method.
 
@@ -1669,7 +1645,7 @@ class AgentAuthCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -1677,12 +1653,12 @@ class McpCapabilities(AcpModel):
     """MCP capabilities supported by the agent"""
 
     http: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`McpServer::Http`].
+    """Agent supports `http` MCP servers.
 
     Defaults to `false` when omitted.
     """
     sse: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`McpServer::Sse`].
+    """Agent supports `sse` MCP servers.
 
     Defaults to `false` when omitted.
     """
@@ -1691,7 +1667,7 @@ class McpCapabilities(AcpModel):
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Agent supports [`McpServer::Acp`].
+    Agent supports `acp` MCP servers.
 
     Defaults to `false` when omitted.
     """
@@ -1700,254 +1676,15 @@ class McpCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-
-
-class NesDiagnosticsCapabilities(AcpModel):
-    """Capabilities for diagnostics context."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEditHistoryCapabilities(AcpModel):
-    """Capabilities for edit history context."""
-
-    max_count: Annotated[int | None, NoneOnError] = None
-    """Maximum number of edit history entries the agent can use."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesOpenFilesCapabilities(AcpModel):
-    """Capabilities for open files context."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRecentFilesCapabilities(AcpModel):
-    """Capabilities for recent files context."""
-
-    max_count: Annotated[int | None, NoneOnError] = None
-    """Maximum number of recent files the agent can use."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRelatedSnippetsCapabilities(AcpModel):
-    """Capabilities for related snippets context."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesUserActionsCapabilities(AcpModel):
-    """Capabilities for user actions context."""
-
-    max_count: Annotated[int | None, NoneOnError] = None
-    """Maximum number of user actions the agent can use."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesContextCapabilities(AcpModel):
-    """Context capabilities the agent wants attached to each suggestion request."""
-
-    recent_files: Annotated[NesRecentFilesCapabilities | None, NoneOnError] = None
-    """Whether the agent wants recent files context."""
-    related_snippets: Annotated[NesRelatedSnippetsCapabilities | None, NoneOnError] = None
-    """Whether the agent wants related snippets context."""
-    edit_history: Annotated[NesEditHistoryCapabilities | None, NoneOnError] = None
-    """Whether the agent wants edit history context."""
-    user_actions: Annotated[NesUserActionsCapabilities | None, NoneOnError] = None
-    """Whether the agent wants user actions context."""
-    open_files: Annotated[NesOpenFilesCapabilities | None, NoneOnError] = None
-    """Whether the agent wants open files context."""
-    diagnostics: Annotated[NesDiagnosticsCapabilities | None, NoneOnError] = None
-    """Whether the agent wants diagnostics context."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-TextDocumentSyncKind: TypeAlias = Literal["full", "incremental"] | str
-"""How the agent wants document changes delivered.
-
-Known values (other strings are accepted and kept as is):
-
-- `full`: Client sends the entire file content on each change.
-- `incremental`: Client sends only the changed ranges.
-"""
-
-
-class NesDocumentDidChangeCapabilities(AcpModel):
-    """Capabilities for `document/didChange` events."""
-
-    sync_kind: TextDocumentSyncKind
-    """The sync kind the agent wants: `"full"` or `"incremental"`."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidCloseCapabilities(AcpModel):
-    """Marker for `document/didClose` capability support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidFocusCapabilities(AcpModel):
-    """Marker for `document/didFocus` capability support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidOpenCapabilities(AcpModel):
-    """Marker for `document/didOpen` capability support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidSaveCapabilities(AcpModel):
-    """Marker for `document/didSave` capability support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentEventCapabilities(AcpModel):
-    """Document event capabilities the agent wants to receive."""
-
-    did_open: Annotated[NesDocumentDidOpenCapabilities | None, NoneOnError] = None
-    """Whether the agent wants `document/didOpen` events."""
-    did_change: Annotated[NesDocumentDidChangeCapabilities | None, NoneOnError] = None
-    """Whether the agent wants `document/didChange` events, and the sync kind."""
-    did_close: Annotated[NesDocumentDidCloseCapabilities | None, NoneOnError] = None
-    """Whether the agent wants `document/didClose` events."""
-    did_save: Annotated[NesDocumentDidSaveCapabilities | None, NoneOnError] = None
-    """Whether the agent wants `document/didSave` events."""
-    did_focus: Annotated[NesDocumentDidFocusCapabilities | None, NoneOnError] = None
-    """Whether the agent wants `document/didFocus` events."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEventCapabilities(AcpModel):
-    """Event capabilities the agent can consume."""
-
-    document: Annotated[NesDocumentEventCapabilities | None, NoneOnError] = None
-    """Document event capabilities."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesCapabilities(AcpModel):
-    """NES capabilities advertised by the agent during initialization."""
-
-    events: Annotated[NesEventCapabilities | None, NoneOnError] = None
-    """Events the agent wants to receive."""
-    context: Annotated[NesContextCapabilities | None, NoneOnError] = None
-    """Context the agent wants attached to each suggestion request."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-PositionEncodingKind: TypeAlias = Literal["utf-16", "utf-32", "utf-8"] | str
-"""The encoding used for character offsets in positions.
-
-Follows the same conventions as LSP 3.17. The default is UTF-16.
-
-Known values (other strings are accepted and kept as is):
-
-- `utf-16`: Character offsets count UTF-16 code units. This is the default.
-- `utf-32`: Character offsets count Unicode code points.
-- `utf-8`: Character offsets count UTF-8 code units (bytes).
-"""
 
 
 class PromptCapabilities(AcpModel):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
 
     Other variants must be explicitly opted in to.
     Capabilities for different types of content in prompt requests.
@@ -1955,23 +1692,23 @@ class PromptCapabilities(AcpModel):
     Indicates which content types beyond the baseline (text and resource links)
     the agent can process.
 
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
     """
 
     image: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`ContentBlock::Image`].
+    """Agent supports `image` content blocks.
 
     Defaults to `false` when omitted.
     """
     audio: Annotated[bool | None, NoneOnError] = None
-    """Agent supports [`ContentBlock::Audio`].
+    """Agent supports `audio` content blocks.
 
     Defaults to `false` when omitted.
     """
     embedded_context: Annotated[bool | None, NoneOnError] = None
     """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
 
     Defaults to `false` when omitted.
@@ -1981,7 +1718,7 @@ class PromptCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2000,7 +1737,7 @@ class ProvidersCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2018,7 +1755,27 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionArchiveCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for `session/archive` and `session/unarchive`.
+
+    Supplying `{}` means the agent supports both methods, the `archived` filter on
+    `session/list`, and `SessionInfo.archived`.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2033,7 +1790,7 @@ class SessionCloseCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2048,7 +1805,7 @@ class SessionDeleteCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2067,7 +1824,7 @@ class SessionForkCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2082,7 +1839,7 @@ class SessionListCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2097,7 +1854,118 @@ class SessionResumeCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionStatusCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/status` method.
+
+    Supplying `{}` means the agent supports checking session status.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionSystemPromptOverrideCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `override` system prompt mode.
+
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionSystemPromptModeCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System prompt delivery modes the agent supports in addition to `append`.
+
+    `append` has no entry because every agent advertising
+    `sessionCapabilities.systemPrompt` supports it.
+    """
+
+    override: Annotated[SessionSystemPromptOverrideCapabilities | None, NoneOnError] = None
+    """Whether the agent supports `override` mode.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionSystemPromptCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for client-provided system prompts.
+
+    Supplying `{}` means the agent supports `systemPrompt` on session lifecycle
+    requests in `append` mode.
+    """
+
+    mode: Annotated[SessionSystemPromptModeCapabilities | None, NoneOnError] = None
+    """Delivery modes the agent supports in addition to `append`.
+
+    Optional. Omitted or `null` both mean the agent supports only `append`.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionTitleCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for Client-set session titles.
+
+    Supplying `{}` means the agent supports `session/set_title`. Agents report titles
+    through `session/list` and `session_info_update` without this capability.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2108,9 +1976,9 @@ class SessionCapabilities(AcpModel):
 
     Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
 
-    Note: `session/load` is still handled by the top-level `load_session` capability. This will be unified in future versions of the protocol.
+    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
 
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#session-capabilities)
     """
 
     list: Annotated[SessionListCapabilities | None, NoneOnError] = None
@@ -2138,6 +2006,16 @@ class SessionCapabilities(AcpModel):
     `SessionInfo.additionalDirectories` to report the complete ordered
     additional-root list associated with a listed session.
     """
+    system_prompt: Annotated[SessionSystemPromptCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `systemPrompt` on session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
+    """
     fork: Annotated[SessionForkCapabilities | None, NoneOnError] = None
     """**UNSTABLE**
 
@@ -2147,6 +2025,40 @@ class SessionCapabilities(AcpModel):
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
+    """
+    archive: Annotated[SessionArchiveCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/archive` and `session/unarchive`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports both methods, the `archived` filter on
+    `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
+    """
+    status: Annotated[SessionStatusCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/status`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports checking session status.
+    """
+    title: Annotated[SessionTitleCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/set_title`.
+
+    Agents report titles through `session/list` and `session_info_update` without this
+    capability. It only advertises that Clients can set titles.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports setting session titles.
     """
     resume: Annotated[SessionResumeCapabilities | None, NoneOnError] = None
     """Whether the agent supports `session/resume`.
@@ -2165,7 +2077,7 @@ class SessionCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2175,7 +2087,7 @@ class AgentCapabilities(AcpModel):
     Advertised during initialization to inform the client about
     available features and content types.
 
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
     """
 
     load_session: Annotated[bool | None, NoneOnError] = None
@@ -2213,29 +2125,12 @@ class AgentCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
     """
-    nes: Annotated[NesCapabilities | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    NES (Next Edit Suggestions) capabilities supported by the agent.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support
-    for NES methods.
-    """
-    position_encoding: Annotated[PositionEncodingKind | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The position encoding selected by the agent from the client's supported encodings.
-    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2254,13 +2149,13 @@ class AuthMethodAgent(AcpModel):
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, NoneOnError] = None
-    """Optional description providing more details about this authentication method."""
+    """Optional human-readable description of this authentication method."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2270,7 +2165,7 @@ class AuthMethodTerminal(AcpModel):
     The client runs the configured agent program as a separate interactive
     process for the user to authenticate via a TUI. Agents MUST advertise this
     method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
+    A zero exit status signals success. Any other termination signals failure.
     The client MUST NOT pass this method to `authenticate`.
     """
 
@@ -2280,10 +2175,10 @@ class AuthMethodTerminal(AcpModel):
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, NoneOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: Annotated[Annotated[list[str], SkipInvalidItems] | None, NoneOnError] = None
+    """Optional human-readable description of this authentication method."""
+    args: list[str] | None = None
     """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[dict[str, str] | None, NoneOnError] = None
+    env: dict[str, str] | None = None
     """Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
@@ -2292,7 +2187,7 @@ class AuthMethodTerminal(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2327,10 +2222,10 @@ class Implementation(AcpModel):
 
     name: str
     """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
+    name fallback if title isn't present.
     """
     title: Annotated[str | None, NoneOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
+    """Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
 
     If not provided, the name should be used for display.
@@ -2344,7 +2239,7 @@ class Implementation(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2361,7 +2256,7 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
 
     Contains the negotiated protocol version and agent capabilities.
 
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
     """
 
     protocol_version: ProtocolVersion
@@ -2392,7 +2287,7 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2404,7 +2299,7 @@ class AuthenticateResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2447,7 +2342,7 @@ class ProviderCurrentConfig(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2485,7 +2380,7 @@ class ProviderInfo(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2504,7 +2399,7 @@ class ListProvidersResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2521,7 +2416,7 @@ class SetProviderResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2538,7 +2433,7 @@ class DisableProviderResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2550,7 +2445,101 @@ class LogoutResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AuthAccount(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    An account or credential the agent has configured, such as a signed-in user
+    account or an API key.
+
+    All fields are display information only. Clients MUST NOT use them as stable
+    account identifiers, and SHOULD NOT log them or send them elsewhere, such as to
+    telemetry.
+    """
+
+    label: str
+    """Human-readable name for the account, suitable for display on its own,
+    for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
+    """
+    active: Annotated[bool | None, NoneOnError] = None
+    """Whether the agent currently uses this account by default.
+
+    Several accounts MAY be active, for example one per provider.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
+    """
+    name: Annotated[str | None, NoneOnError] = None
+    """Display name of the user, such as a username or full name.
+
+    Optional. Omitted and `null` are equivalent and mean no name is reported.
+    """
+    email: Annotated[str | None, NoneOnError] = None
+    """Email address of the user.
+
+    Optional. Omitted and `null` are equivalent and mean no email is reported.
+    """
+    organization: Annotated[str | None, NoneOnError] = None
+    """Display name of the organization, team, or workspace the account is using.
+
+    Optional. Omitted and `null` are equivalent and mean no organization is reported.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+AuthState: TypeAlias = Literal["authenticated", "unauthenticated", "not_required", "unknown"] | str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+The agent's overall authentication state.
+
+Known values (other strings are accepted and kept as is):
+
+- `authenticated`: Credentials are configured. This does not guarantee that they are valid.
+- `unauthenticated`: The user needs to sign in. This includes credentials that are missing, expired, or known to be invalid.
+- `not_required`: No authentication is needed, for example because the agent uses a local model.
+- `unknown`: The agent cannot currently determine the state.
+"""
+
+
+class AuthStatusResponse(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to the `auth/status` method.
+    """
+
+    state: AuthState
+    """Whether the agent can start sessions without the user signing in first.
+
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[Annotated[list[AuthAccount], SkipInvalidItems] | None, NoneOnError] = None
+    """The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2602,7 +2591,7 @@ class SessionConfigSelectOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2622,7 +2611,7 @@ class SessionConfigSelectGroup(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2653,7 +2642,7 @@ class SessionConfigOption(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2664,7 +2653,7 @@ SessionModeId: TypeAlias = str
 class SessionMode(AcpModel):
     """A mode the agent can operate in.
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
     id: SessionModeId
@@ -2678,7 +2667,7 @@ class SessionMode(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2694,14 +2683,14 @@ class SessionModeState(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class NewSessionResponse(AcpModel):
     """Response from creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
     """
 
     session_id: SessionId
@@ -2712,7 +2701,7 @@ class NewSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2723,7 +2712,7 @@ class NewSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2749,7 +2738,7 @@ class LoadSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2760,7 +2749,7 @@ class LoadSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2784,12 +2773,22 @@ class SessionInfo(AcpModel):
     """Human-readable title for the session"""
     updated_at: Annotated[str | None, NoneOnError] = None
     """ISO 8601 timestamp of last activity"""
+    archived: Annotated[bool | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the session is archived.
+
+    Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
+    Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2807,7 +2806,7 @@ class ListSessionsResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2819,7 +2818,7 @@ class DeleteSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2836,7 +2835,7 @@ class ForkSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2847,7 +2846,103 @@ class ForkSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ArchiveSessionResponse(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from archiving a session.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class UnarchiveSessionResponse(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from unarchiving a session.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+SessionStatus: TypeAlias = Literal["open", "saved"] | str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Whether the Agent has a session in memory, as reported by `session/status`.
+
+Known values (other strings are accepted and kept as is):
+
+- `open`: The Agent has the session in memory, for any connection. This does not mean the requesting connection is attached to it. A Client that did not create or resume the session on its own connection MUST still call `session/load` or `session/resume` before sending `session/prompt` or expecting `session/update` notifications.
+- `saved`: The Agent knows the session and can resume it, but does not have it in memory. The Client can call `session/load` or `session/resume` to start it.
+"""
+
+
+class SessionStatusResponse(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from checking the status of a session.
+
+    The result is a snapshot. A session reported `open` may be closed or evicted before
+    the Client's next request.
+    """
+
+    status: SessionStatus
+    """Whether the Agent has the session in memory.
+
+    Required. Clients MUST treat a value they do not recognize as `saved`.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionTitleResponse(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from setting the title of a session.
+    """
+
+    title: str
+    """The title the Agent stored.
+
+    This differs from the requested title if the Agent normalized it. Clients SHOULD
+    display this value rather than the one they sent.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2857,7 +2952,7 @@ class ResumeSessionResponse(AcpModel):
     modes: Annotated[SessionModeState | None, NoneOnError] = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
         Annotated[list[SessionConfigOption], SkipInvalidItems] | None, NoneOnError
@@ -2868,7 +2963,7 @@ class ResumeSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2880,7 +2975,7 @@ class CloseSessionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2892,7 +2987,7 @@ class SetSessionModeResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2908,7 +3003,7 @@ class SetSessionConfigOptionResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -2917,7 +3012,7 @@ StopReason: TypeAlias = (
 )
 """Reasons why an agent stops processing a prompt turn.
 
-See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
+See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#stop-reasons)
 
 Known values (other strings are accepted and kept as is):
 
@@ -2954,14 +3049,14 @@ class Usage(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class PromptResponse(PromptResponseFactories, AcpModel):
     """Response from processing a user prompt.
 
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
     """
 
     stop_reason: StopReason
@@ -2978,231 +3073,16 @@ class PromptResponse(PromptResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class StartNesResponse(AcpModel):
-    """Response to `nes/start`."""
-
-    session_id: SessionId
-    """The session ID for the newly started NES session."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-NesSuggestionId: TypeAlias = str
-"""Unique identifier for a next edit suggestion."""
-
-
-class Position(AcpModel):
-    """A zero-based position in a text document.
-
-    The meaning of `character` depends on the negotiated position encoding.
-    """
-
-    line: int
-    """Zero-based line number."""
-    character: int
-    """Zero-based character offset (encoding-dependent)."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Range(AcpModel):
-    """A range in a text document, expressed as start and end positions."""
-
-    start: Position
-    """The start position (inclusive)."""
-    end: Position
-    """The end position (exclusive)."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesTextEdit(AcpModel):
-    """A text edit within a suggestion."""
-
-    range: Range
-    """The range to replace."""
-    new_text: str
-    """The replacement text."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEditSuggestion(AcpModel):
-    """A text edit suggestion."""
-
-    kind: Literal["edit"] = "edit"
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The URI of the file to edit."""
-    edits: list[NesTextEdit]
-    """The text edits to apply."""
-    cursor_position: Annotated[Position | None, NoneOnError] = None
-    """Optional suggested cursor position after applying edits."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesJumpSuggestion(AcpModel):
-    """A jump-to-location suggestion."""
-
-    kind: Literal["jump"] = "jump"
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The file to navigate to."""
-    position: Position
-    """The target position within the file."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRenameSuggestion(AcpModel):
-    """A rename symbol suggestion."""
-
-    kind: Literal["rename"] = "rename"
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The file URI containing the symbol."""
-    position: Position
-    """The position of the symbol to rename."""
-    new_name: str
-    """The new name for the symbol."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesSearchAndReplaceSuggestion(AcpModel):
-    """A search-and-replace suggestion."""
-
-    kind: Literal["searchAndReplace"] = "searchAndReplace"
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The file URI to search within."""
-    search: str
-    """The text or pattern to find."""
-    replace: str
-    """The replacement text."""
-    is_regex: bool | None = None
-    """Whether `search` is a regular expression. Defaults to `false`."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class UnknownNesSuggestion(UnknownVariant):
-    """A `NesSuggestion` variant this SDK does not know (a newer or custom `kind`).
-
-    The whole raw payload is kept in the model's extra fields and written back
-    unchanged by `to_wire()`.
-    """
-
-    _tag_wire: ClassVar[str] = "kind"
-    _refused_tags: ClassVar[frozenset[str]] = frozenset(
-        {"edit", "jump", "rename", "searchAndReplace"}
-    )
-    kind: str
-
-
-NesSuggestion: TypeAlias = Annotated[
-    Annotated[
-        NesEditSuggestion | NesJumpSuggestion | NesRenameSuggestion | NesSearchAndReplaceSuggestion,
-        Field(discriminator="kind"),
-    ]
-    | UnknownNesSuggestion,
-    Field(union_mode="left_to_right"),
-]
-"""A suggestion returned by the agent."""
-
-
-class SuggestNesResponse(AcpModel):
-    """Response to `nes/suggest`."""
-
-    suggestions: list[NesSuggestion]
-    """The list of suggestions."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class CloseNesResponse(AcpModel):
-    """Response from closing an NES session."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 ExtResponse: TypeAlias = Any
-"""Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
+"""Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-"""
-
-
-MessageMcpResponse: TypeAlias = Any
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Response to `mcp/message`.
-
-This is the inner MCP response result payload. Any JSON value is valid.
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 """
 
 
@@ -3235,7 +3115,7 @@ class ContentChunk(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3261,7 +3141,7 @@ class UnstructuredCommandInput(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3283,7 +3163,7 @@ class AvailableCommand(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3300,28 +3180,19 @@ class AvailableCommandsUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 CompactionId: TypeAlias = str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for a context compaction within a session.
-"""
+"""Unique identifier for a context compaction within a session."""
 
 
 class CompactionSummaryChunk(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content block appended to the retained summary of an in-progress
-    compaction. Agents send chunks only after an `in_progress` update and before
-    the terminal update for the same ID. Agents MUST only send this update when
-    the Client advertised [`ClientSessionCapabilities::compaction`].
+    """A content block appended to a compaction's summary. A first-seen ID creates
+    an in-progress compaction. Chunks append in receive order.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
     """
 
     session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
@@ -3334,11 +3205,7 @@ class CompactionSummaryChunk(AcpModel):
 
 
 CompactionStatus: TypeAlias = Literal["in_progress", "completed", "failed", "cancelled"] | str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Lifecycle state of a context compaction.
+"""Lifecycle state of a context compaction.
 
 Known values (other strings are accepted and kept as is):
 
@@ -3350,19 +3217,14 @@ Known values (other strings are accepted and kept as is):
 
 
 class CompactionUpdate(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A context compaction upsert. The first update fixes the compaction's
+    """A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
     Agents MUST only send this update when the Client advertised
-    [`ClientSessionCapabilities::compaction`].
+    the `session.compaction` Client capability.
 
     `summary`, `error`, and `_meta` have patch semantics: omission leaves the
     stored value unchanged, `null` clears it, and a concrete value replaces it.
-    `summary: []` also clears the retained summary. A non-empty summary is only
-    valid with `completed`; `error` is only valid with `failed`.
+    `summary: []` also clears the summary.
     """
 
     session_update: Literal["compaction_update"] = "compaction_update"
@@ -3371,9 +3233,9 @@ class CompactionUpdate(AcpModel):
     status: CompactionStatus
     """Current lifecycle status."""
     summary: Annotated[Annotated[list[ContentBlock], SkipInvalidItems] | None, NoneOnError] = None
-    """Complete replacement user-displayable summary retained by the compaction."""
+    """Complete replacement user-displayable summary content for the compaction."""
     error: Annotated[str | None, NoneOnError] = None
-    """Human-readable description of why the compaction failed."""
+    """Human-readable error details for the compaction."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """Extensible metadata patch for this compaction."""
 
@@ -3391,14 +3253,14 @@ class ConfigOptionUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class CurrentModeUpdate(AcpModel):
     """The current mode of the session has changed
 
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
     session_update: Literal["current_mode_update"] = "current_mode_update"
@@ -3409,16 +3271,12 @@ class CurrentModeUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Severity hint for a session notice.
+"""Severity hint for a session notice.
 
 Known values (other strings are accepted and kept as is):
 
@@ -3429,15 +3287,13 @@ Known values (other strings are accepted and kept as is):
 
 
 class Notice(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Fire-and-forget advisory information for the user.
+    """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
     a notice being received, displayed, or seen by the user.
-    No Client capability is required, and unsupported Clients may ignore notices.
+    Agents MUST only send notices when the Client advertised
+    the `session.notices` Client capability. Otherwise, Agents may use an agent
+    message when the information should still be surfaced to the user.
 
     See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
     """
@@ -3464,7 +3320,7 @@ PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
 
 Used to indicate the relative importance or urgency of different
 tasks in the execution plan.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
 
 Known values (other strings are accepted and kept as is):
 
@@ -3478,7 +3334,7 @@ PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"] | st
 """Status of a plan entry in the execution flow.
 
 Tracks the lifecycle of each task from planning through completion.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
 
 Known values (other strings are accepted and kept as is):
 
@@ -3493,7 +3349,7 @@ class PlanEntry(AcpModel):
 
     Represents a task or goal that the assistant intends to accomplish
     as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
     """
 
     content: str
@@ -3509,7 +3365,7 @@ class PlanEntry(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3520,7 +3376,7 @@ class Plan(AcpModel):
     Agents report plans to clients to provide visibility into their execution strategy.
     Plans can evolve during execution as the agent discovers new requirements or completes tasks.
 
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
     """
 
     session_update: Literal["plan"] = "plan"
@@ -3535,7 +3391,7 @@ class Plan(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3564,7 +3420,7 @@ class PlanRemoved(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3586,7 +3442,7 @@ class PlanFile(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3612,7 +3468,7 @@ class PlanItems(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3634,7 +3490,7 @@ class PlanMarkdown(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3682,7 +3538,7 @@ class PlanUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3690,7 +3546,7 @@ class SessionInfoUpdate(AcpModel):
     """Update to session metadata. All fields are optional to support partial updates.
 
     Agents send this notification to update session information like title or custom metadata.
-    This allows clients to display dynamic session names and track session state changes.
+    Clients can use it to keep session titles and state current.
     """
 
     session_update: Literal["session_info_update"] = "session_info_update"
@@ -3703,7 +3559,322 @@ class SessionInfoUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionMessage(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    An upsert for an inter-session message.
+    """
+
+    session_update: Literal["session_message"] = "session_message"
+    message_id: MessageId
+    """Identifier of this message within the enclosing session's transcript."""
+    sender_session_id: Annotated[SessionId | None, NoneOnError] = None
+    """The sending session.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
+    """
+    recipient_session_id: Annotated[SessionId | None, NoneOnError] = None
+    """The receiving session.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
+    """
+    sender_message_id: Annotated[MessageId | None, NoneOnError] = None
+    """On an incoming view, the `messageId` of the same message's outgoing view in the
+    sender's transcript.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
+    after the message starts streaming.
+    """
+    recipient_message_id: Annotated[MessageId | None, NoneOnError] = None
+    """On an outgoing view, the `messageId` of the same message's incoming view in the
+    recipient's transcript.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
+    after the message starts streaming.
+    """
+    content: Annotated[Annotated[list[ContentBlock], SkipInvalidItems] | None, NoneOnError] = None
+    """Omitted leaves content unchanged. `null` or `[]` clears it.
+    A non-empty array replaces all content.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Omitted leaves metadata unchanged. `null` removes it.
+
+    Implementations MUST NOT make assumptions about values in `_meta`.
+    """
+
+
+class SessionMessageChunk(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A streamed content block of an inter-session message.
+
+    A chunk carries only content. The message's participants and references come from
+    `session_message` upserts, which can arrive before, between, or after its chunks.
+    """
+
+    session_update: Literal["session_message_chunk"] = "session_message_chunk"
+    message_id: MessageId
+    """Identifier of this message within the enclosing session's transcript."""
+    content: ContentBlock
+    """A single content block appended to the message."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
+
+    Implementations MUST NOT make assumptions about values in `_meta`.
+    """
+
+
+class IdleStateUpdate(AcpModel):
+    """The child is ready to process another prompt.
+
+    An omitted, `null`, or malformed `stopReason` means not reported.
+    """
+
+    usage: Annotated[Usage | None, NoneOnError] = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    stop_reason: Annotated[str | None, NoneOnError] = None
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
+    """
+    error: Annotated[Error | None, NoneOnError] = None
+    """The failure, as a JSON-RPC error object.
+
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class Idle(IdleStateUpdate):
+    """The child is ready to process another prompt."""
+
+    state: Literal["idle"] = "idle"
+
+
+class RequiresActionStateUpdate(AcpModel):
+    """Foreground work is blocked on user action."""
+
+    state: Literal["requires_action"] = "requires_action"
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class RunningStateUpdate(AcpModel):
+    """Foreground work is in progress."""
+
+    state: Literal["running"] = "running"
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class UnknownStateUpdate(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    The Agent cannot currently determine foreground activity.
+
+    Report this when activity becomes unobservable, not merely because the child
+    has been quiet. The Client MUST stop presenting the previous state as confirmed
+    current activity, but may retain it as last known. A later state replaces this
+    snapshot normally.
+
+    This is not a task outcome or session closure. It does not cancel work, resolve
+    pending requests, or revoke capabilities. Capabilities are updated separately.
+    """
+
+    state: Literal["unknown"] = "unknown"
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class UnknownStateUpdateVariant(UnknownVariant):
+    """A `StateUpdate` variant this SDK does not know (a newer or custom `state`).
+
+    The whole raw payload is kept in the model's extra fields and written back
+    unchanged by `to_wire()`.
+    """
+
+    _tag_wire: ClassVar[str] = "state"
+    _refused_tags: ClassVar[frozenset[str]] = frozenset(
+        {"idle", "requires_action", "running", "unknown"}
+    )
+    state: str
+
+
+StateUpdate: TypeAlias = Annotated[
+    Annotated[
+        RunningStateUpdate | Idle | RequiresActionStateUpdate | UnknownStateUpdate,
+        Field(discriminator="state"),
+    ]
+    | UnknownStateUpdateVariant,
+    Field(union_mode="left_to_right"),
+]
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Current foreground-work state of a reusable child session.
+
+Each update is a whole-object snapshot. Idle does not terminate the child.
+The parent can message it again, transitioning it back to running.
+Background activity may still emit other session updates while idle.
+"""
+
+
+class SessionCancelCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability to cancel work in a subagent session without ending that session.
+
+    Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SubagentSessionCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-initiated session mutations permitted for a specific subagent session.
+
+    A mutation requires an explicit per-child capability. Support for the method
+    on ordinary sessions does not grant support on a child.
+    """
+
+    cancel: Annotated[SessionCancelCapabilities | None, NoneOnError] = None
+    """Permits the client to cancel this child's current work without ending
+    the session. Omitted or `null` means unsupported. An object (including
+    `{}`) means supported.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+    """
+
+
+class SubagentUpdate(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification that the enclosing parent session created and owns a child session.
+
+    Later updates modify the existing association's metadata, not its ownership.
+
+    Sent on the immediate parent session. The first update for an unknown
+    `sessionId` announces the child and MUST be sent
+    before any live child traffic or live message naming the child as sender
+    or recipient. Parents may message and reuse an announced child across
+    multiple operations.
+    Child events are delivered automatically on the same connection. No child
+    load, resume, or subscription is needed.
+
+    Only the subagent session ID is required. Omitted patch fields keep their
+    previous values. `null` clears them. Clearing capabilities disables child
+    mutations. Clearing state leaves current activity unset/unconfirmed: it does
+    not imply idle, stop work, or create an `unknown` state snapshot. A concrete
+    state replaces the entire previous state object, not the session.
+    The title and description provide the parent's display metadata for the
+    child. They do not replace the content of individual messages or operations.
+    `cwd` and `additionalDirectories` report where the Agent placed the child.
+    While unset, each inherits the immediate parent's effective value.
+    """
+
+    session_update: Literal["subagent_update"] = "subagent_update"
+    session_id: SessionId
+    """The opaque session ID identifying the child in all ACP messages."""
+    title: Annotated[str | None, NoneOnError] = None
+    """The parent's human-readable display title for this child. It need not be unique.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation.
+    """
+    description: Annotated[str | None, NoneOnError] = None
+    """The parent's human-readable description of the child's role or purpose.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation. This is current display metadata, not the
+    history of instructions sent to the child.
+    """
+    capabilities: Annotated[SubagentSessionCapabilities | None, NoneOnError] = None
+    """Client-initiated session mutations permitted for this subagent session.
+
+    Omitted means unchanged. `null` clears the capability set and disables
+    child mutations. If never supplied, no session mutations are permitted.
+    Read-only operations retain their normal protocol semantics and capability
+    requirements. A concrete object replaces the whole capability set.
+    """
+    state: Annotated[StateUpdate | None, NoneOnError] = None
+    """Current state snapshot for the child session.
+
+    Omitted means unchanged. `null` clears the current activity without
+    asserting idle or sending an `unknown` snapshot. A concrete state
+    replaces the previous state object wholesale. If never supplied, the
+    current activity is unset/unconfirmed.
+    """
+    cwd: str | None = None
+    """The child's working directory. Must be an absolute path.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective working directory. Clients use this value for the child's
+    root set and as the default terminal working directory.
+    """
+    additional_directories: list[str] | None = None
+    """Additional workspace roots for the child. Each path must be absolute.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective additional directories, independently of `cwd`. A concrete
+    array replaces the whole list. `[]` reports no additional directories.
+    Clients use these values for the child's root set.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Omitted means unchanged. `null` removes the metadata.
     """
 
 
@@ -3713,7 +3884,7 @@ class ToolCall(AcpModel):
     Tool calls are actions that the agent executes on behalf of the language model,
     such as reading files, executing code, or fetching data from external sources.
 
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
+    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/draft/tool-calls)
     """
 
     session_update: Literal["tool_call"] = "tool_call"
@@ -3722,11 +3893,7 @@ class ToolCall(AcpModel):
     title: str
     """Human-readable title describing what the tool is doing."""
     name: Annotated[str | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Programmatic name of the tool being invoked.
+    """Programmatic name of the tool being invoked.
 
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
@@ -3756,7 +3923,7 @@ class ToolCall(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3782,13 +3949,15 @@ class Cost(AcpModel):
     amount: float
     """Total cumulative cost for session."""
     currency: str
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3807,7 +3976,7 @@ class UsageUpdate(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3834,7 +4003,10 @@ SessionUpdate: TypeAlias = Annotated[
         | UsageUpdate
         | Notice
         | CompactionUpdate
-        | CompactionSummaryChunk,
+        | CompactionSummaryChunk
+        | SubagentUpdate
+        | SessionMessage
+        | SessionMessageChunk,
         Field(discriminator="session_update"),
     ]
     | UnknownSessionUpdate,
@@ -3844,7 +4016,7 @@ SessionUpdate: TypeAlias = Annotated[
 
 These updates provide real-time feedback about the agent's progress.
 
-See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
 """
 
 
@@ -3853,7 +4025,7 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
 
     Used to stream real-time progress and results during prompt processing.
 
-    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
     """
 
     session_id: SessionId
@@ -3865,7 +4037,23 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ErrorStopReason(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Details of a failure that ended a child's foreground work.
+    """
+
+    error: Annotated[Error | None, NoneOnError] = None
+    """The failure, as a JSON-RPC error object.
+
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
     """
 
 
@@ -3881,45 +4069,50 @@ class CompleteElicitationNotification(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-class MessageMcpNotification(AcpModel):
+class AuthStatusUpdateNotification(AcpModel):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Notification parameters for `mcp/message`.
+    Notification sent by the agent when its authentication status changes.
 
-    This is used when the wrapped MCP message is a notification and the outer JSON-RPC
-    envelope has no `id`.
+    Carries the same fields as the `auth/status` response. Agents that advertise the
+    `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
+    send it when the reported status differs from the last one sent on the connection.
     """
 
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
-    method: str
-    """The inner MCP method name."""
-    params: Annotated[dict[str, Any] | None, NoneOnError] = None
-    """Optional inner MCP params.
+    state: AuthState
+    """Whether the agent can start sessions without the user signing in first.
 
-    If omitted or set to `null`, the inner MCP message has no params.
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[Annotated[list[AuthAccount], SkipInvalidItems] | None, NoneOnError] = None
+    """The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
     """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 ExtNotification: TypeAlias = Any
-"""Allows the Agent to send an arbitrary notification that is not part of the ACP spec.
+"""Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
 while maintaining protocol compatibility.
 
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 """
 
 
@@ -3956,71 +4149,16 @@ class AuthCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesJumpCapabilities(AcpModel):
-    """Marker for jump suggestion support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRenameCapabilities(AcpModel):
-    """Marker for rename suggestion support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesSearchAndReplaceCapabilities(AcpModel):
-    """Marker for search and replace suggestion support."""
-
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ClientNesCapabilities(AcpModel):
-    """NES capabilities advertised by the client during initialization."""
-
-    jump: Annotated[NesJumpCapabilities | None, NoneOnError] = None
-    """Whether the client supports the `jump` suggestion kind."""
-    rename: Annotated[NesRenameCapabilities | None, NoneOnError] = None
-    """Whether the client supports the `rename` suggestion kind."""
-    search_and_replace: Annotated[NesSearchAndReplaceCapabilities | None, NoneOnError] = None
-    """Whether the client supports the `searchAndReplace` suggestion kind."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 CompactionCapabilities: TypeAlias = dict[str, Any]
-"""**UNSTABLE**
+"""Client support for ID-addressed context compaction updates."""
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
 
-Client support for ID-addressed context compaction updates.
-"""
+NoticeCapabilities: TypeAlias = dict[str, Any]
+"""Client support for presenting live notices to the user."""
 
 
 class BooleanConfigOptionCapabilities(AcpModel):
@@ -4034,7 +4172,7 @@ class BooleanConfigOptionCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4054,7 +4192,7 @@ class SessionConfigOptionsCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4062,12 +4200,8 @@ class ClientSessionCapabilities(AcpModel):
     """Session-related capabilities supported by the client."""
 
     compaction: Annotated[CompactionCapabilities | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported; `{}` advertises the complete compaction contract.
+    """Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
     """
     config_options: Annotated[SessionConfigOptionsCapabilities | None, NoneOnError] = None
     """Config option capabilities supported by the client.
@@ -4075,12 +4209,18 @@ class ClientSessionCapabilities(AcpModel):
     Omitted or `null` both mean the client does not advertise support for any
     config option extensions.
     """
+    notices: Annotated[NoticeCapabilities | None, NoneOnError] = None
+    """Support for live user-facing `notice` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4097,7 +4237,7 @@ class ElicitationFormCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4114,7 +4254,7 @@ class ElicitationUrlCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4140,14 +4280,14 @@ class ElicitationCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class FileSystemCapabilities(AcpModel):
     """File system capabilities that a client may support.
 
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
     """
 
     read_text_file: Annotated[bool | None, NoneOnError] = None
@@ -4165,7 +4305,7 @@ class FileSystemCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4182,7 +4322,27 @@ class PlanCapabilities(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SubagentCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability marker for exposing reusable child sessions as restricted ACP sessions.
+
+    Supplying `{}` advertises support for child association and state updates,
+    session-directed messages, and restricted-session semantics. The client
+    must advertise this capability before the agent sends subagent updates or
+    session-directed messages.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
     """
 
 
@@ -4192,7 +4352,7 @@ class ClientCapabilities(AcpModel):
     Advertised during initialization to inform the agent about
     available features and methods.
 
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#client-capabilities)
     """
 
     fs: Annotated[FileSystemCapabilities | None, NoneOnError] = None
@@ -4211,6 +4371,18 @@ class ClientCapabilities(AcpModel):
 
     Optional. Omitted or `null` both mean the client does not advertise any
     session-related extensions.
+    """
+    subagents: Annotated[SubagentCapabilities | None, NoneOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the client understands exposed subagent sessions.
+
+    Optional and nullable. Omitted or `null` both mean the client does not
+    advertise support.
+    Supplying `{}` means the client understands child associations, work-state
+    snapshots, session-directed messages, and restricted-session semantics.
     """
     plan: Annotated[PlanCapabilities | None, NoneOnError] = None
     """**UNSTABLE**
@@ -4236,31 +4408,12 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    nes: Annotated[ClientNesCapabilities | None, NoneOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    NES (Next Edit Suggestions) capabilities supported by the client.
-
-    Optional. Omitted or `null` both mean the client does not advertise any
-    NES suggestion-kind extensions.
-    """
-    position_encodings: Annotated[
-        Annotated[list[PositionEncodingKind], SkipInvalidItems] | None, NoneOnError
-    ] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The position encodings supported by the client, in order of preference.
-    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4269,7 +4422,7 @@ class InitializeRequest(InitializeRequestFactories, AcpModel):
 
     Sent by the client to establish connection and negotiate capabilities.
 
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
     """
 
     protocol_version: ProtocolVersion
@@ -4289,7 +4442,7 @@ class InitializeRequest(InitializeRequestFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4308,7 +4461,7 @@ class AuthenticateRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4325,7 +4478,7 @@ class ListProvidersRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4354,7 +4507,7 @@ class SetProviderRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4373,7 +4526,7 @@ class DisableProviderRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4388,7 +4541,29 @@ class LogoutRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AuthStatusRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for the `auth/status` method.
+
+    Queries the agent's current authentication state without changing it.
+
+    Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
+    whether authentication is required.
+    """
+
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4400,7 +4575,7 @@ class McpServerAcp(AcpModel):
     ACP transport configuration for MCP.
 
     The MCP server is provided by an ACP component and communicates over the ACP channel
-    using `mcp/connect`, `mcp/message`, and `mcp/disconnect`.
+    using `mcp/message`.
     """
 
     type: Literal["acp"] = "acp"
@@ -4417,7 +4592,7 @@ class McpServerAcp(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4433,7 +4608,7 @@ class HttpHeader(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4445,14 +4620,14 @@ class McpServerHttp(AcpModel):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    headers: list[HttpHeader]
+    headers: Annotated[list[HttpHeader], EmptyListOnNull]
     """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4464,14 +4639,14 @@ class McpServerSse(AcpModel):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    headers: list[HttpHeader]
+    headers: Annotated[list[HttpHeader], EmptyListOnNull]
     """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4482,16 +4657,16 @@ class McpServerStdio(AcpModel):
     """Human-readable name identifying this MCP server."""
     command: str
     """Absolute path to the MCP server executable."""
-    args: list[str]
+    args: Annotated[list[str], EmptyListOnNull]
     """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable]
+    env: Annotated[list[EnvVariable], EmptyListOnNull]
     """Environment variables to set when launching the MCP server."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4520,35 +4695,102 @@ McpServer: TypeAlias = Annotated[
 MCP servers provide tools and context that the agent can use when
 processing prompts.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers)
 """
+
+
+SystemPromptMode: TypeAlias = Literal["append", "override"] | str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+How the Agent combines a client-provided system prompt with its own instructions.
+
+Unknown modes are preserved so they can be stored,
+proxied, or forwarded. An Agent MUST return an error for a mode it does not
+support rather than treating it as `append` or `override`.
+
+Known values (other strings are accepted and kept as is):
+
+- `append`: Add the content to the Agent's own instructions rather than replacing them. Every Agent that advertises `sessionCapabilities.systemPrompt` supports this mode. Agents SHOULD give the content system-level precedence, for example in the model's system prompt or developer instructions rather than in user-turn content. Where it is placed and how it is formatted is implementation-defined.
+- `override`: Replace the Agent's built-in default instructions with the content. This does not change tool availability, MCP servers, permissions, or session configuration. Context the Agent supplies from the workspace or environment MAY still be included. Clients that use this mode take responsibility for any tool guidance or safety instructions the Agent's default instructions provided, and MUST only use it when the Agent advertises `sessionCapabilities.systemPrompt.mode.override`.
+"""
+
+
+class SystemPrompt(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-provided system-level instructions for a session.
+
+    Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`. Agents that cannot apply it, for example
+    because of an unadvertised mode or an unsupported content block type, MUST
+    return an error instead of creating, loading, resuming, or forking the
+    session.
+    """
+
+    mode: SystemPromptMode
+    """How the Agent combines `content` with its own instructions.
+
+    Required. Agents MUST return an error for a mode they do not support rather than
+    treating it as `append` or `override`.
+    """
+    content: list[ContentBlock]
+    """The system prompt content.
+
+    Agents advertising the capability MUST accept `text` content blocks.
+    Clients MUST NOT send other content block types until a future
+    capability allows them, and Agents MUST return an error for content
+    blocks they do not support.
+
+    Clients MUST NOT send an empty array. Agents MAY reject one with
+    `-32602` without creating, loading, resuming, or forking the session.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 class NewSessionRequest(NewSessionRequestFactories, AcpModel):
     """Request parameters for creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
     """
 
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots for this session. Each path must be absolute.
 
     These expand the session's filesystem scope without changing `cwd`, which
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems], EmptyListOnError]
+    mcp_servers: Annotated[list[McpServer], EmptyListOnNull]
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
+    system_prompt: SystemPrompt | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the new session.
+
+    Optional. Omitted and `null` are equivalent and mean the Agent uses its
+    own default instructions. Clients MUST only send this when the Agent
+    advertises `sessionCapabilities.systemPrompt`.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4557,16 +4799,14 @@ class LoadSessionRequest(AcpModel):
 
     Only available if the Agent supports the `loadSession` capability.
 
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
     """
 
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems], EmptyListOnError]
+    mcp_servers: Annotated[list[McpServer], EmptyListOnNull]
     """List of MCP servers to connect to for this session."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -4576,13 +4816,44 @@ class LoadSessionRequest(AcpModel):
     """
     session_id: SessionId
     """The ID of the session to load."""
+    system_prompt: SystemPrompt | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the loaded session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the session or use its default instructions.
+    Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    when the session was created.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
+
+
+SessionArchiveFilter: TypeAlias = Literal["exclude", "include", "only"] | str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Which sessions `session/list` returns based on their archive state.
+
+Unknown values are preserved so they can be stored, proxied, or forwarded. An Agent MUST
+return `-32602` for a value it does not support rather than treating it as `exclude`.
+
+Known values (other strings are accepted and kept as is):
+
+- `exclude`: Only sessions that are not archived. This is the default.
+- `include`: Both archived sessions and sessions that are not archived.
+- `only`: Only archived sessions.
+"""
 
 
 class ListSessionsRequest(AcpModel):
@@ -4595,12 +4866,23 @@ class ListSessionsRequest(AcpModel):
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: str | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
+    archived: SessionArchiveFilter | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Filter sessions by archive state.
+
+    Optional. Omitted and `null` are equivalent and mean `exclude`. Only send this when
+    the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
+    applies before pagination. Clients keep the same value when following `nextCursor`.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4617,7 +4899,7 @@ class DeleteSessionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4638,23 +4920,147 @@ class ForkSessionRequest(AcpModel):
     """The ID of the session to fork."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
     this is the complete resulting additional-root list for the forked
     session.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems] | None, NoneOnError] = None
+    mcp_servers: list[McpServer] | None = None
     """List of MCP servers to connect to for this session."""
+    system_prompt: SystemPrompt | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the forked session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the source session or use its default
+    instructions. Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    for the source session.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ArchiveSessionRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for archiving a session.
+
+    Only available if the Agent supports the `sessionCapabilities.archive` capability.
+
+    Archiving hides the session from default `session/list` results. It keeps the session ID
+    and saved history. If the session is active, the Agent MUST cancel any ongoing work and
+    free the session's resources as if `session/close` had been called, then archive it.
+    Archiving an archived session succeeds. A session that does not exist gets `-32002`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to archive."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class UnarchiveSessionRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for unarchiving a session.
+
+    Only available if the Agent supports the `sessionCapabilities.archive` capability.
+
+    Unarchiving returns the session to default `session/list` results with the same ID and
+    saved history. It never loads or resumes the session. Clients that want to continue an
+    archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
+    Unarchiving a session that is not archived succeeds. A session that does not exist
+    gets `-32002`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to unarchive."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionStatusRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for checking the status of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.status` capability.
+
+    `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
+    close, or change the session, and does not attach the requesting connection to it.
+    A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to check."""
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionTitleRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for setting the title of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.title` capability.
+
+    The session does not need to be active on the connection. Any session the Agent would
+    return from `session/list` can be retitled. A session that does not exist gets `-32002`.
+
+    The Agent responds only after it has stored the title. After a successful response, the
+    Agent SHOULD NOT replace the title with one it generates automatically.
+    """
+
+    session_id: SessionId
+    """The ID of the session to retitle."""
+    title: str
+    """The new title for the session.
+
+    Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
+    normalize the title before storing it, for example by trimming whitespace or
+    truncating it. The Agent rejects a title that fails its validation, including one
+    that is empty after normalization, with `-32602`.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4671,9 +5077,7 @@ class ResumeSessionRequest(AcpModel):
     """The ID of the session to resume."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        Annotated[list[str], SkipInvalidItems] | None, NoneOnError
-    ] = None
+    additional_directories: list[str] | None = None
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -4681,14 +5085,27 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], SkipInvalidItems] | None, NoneOnError] = None
+    mcp_servers: list[McpServer] | None = None
     """List of MCP servers to connect to for this session."""
+    system_prompt: SystemPrompt | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the resumed session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the session or use its default instructions.
+    Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    when the session was created.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4709,7 +5126,7 @@ class CloseSessionRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4725,7 +5142,7 @@ class SetSessionModeRequest(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4736,15 +5153,15 @@ class SetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
+    type: Literal["boolean"] | str | None = None
     value: bool | SessionConfigValueId
     """The boolean value."""
-    type: Literal["boolean"] | str | None = None
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4753,7 +5170,7 @@ class PromptRequest(PromptRequestFactories, AcpModel):
 
     Contains the user's message and any additional context.
 
-    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
     """
 
     session_id: SessionId
@@ -4761,15 +5178,15 @@ class PromptRequest(PromptRequestFactories, AcpModel):
     prompt: list[ContentBlock]
     """The blocks of content that compose the user's message.
 
-    As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
-    while other variants are optionally enabled via [`PromptCapabilities`].
+    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
+    while other variants are optionally enabled via `PromptCapabilities`.
 
-    The Client MUST adapt its interface according to [`PromptCapabilities`].
+    The Client MUST adapt its interface according to `PromptCapabilities`.
 
     The client MAY include referenced pieces of context as either
-    [`ContentBlock::Resource`] or [`ContentBlock::ResourceLink`].
+    `resource` or `resource_link` content blocks.
 
-    When available, [`ContentBlock::Resource`] is preferred
+    When available, `resource` is preferred
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
@@ -4778,278 +5195,7 @@ class PromptRequest(PromptRequestFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRepository(AcpModel):
-    """Repository metadata for an NES session."""
-
-    name: str
-    """The repository name."""
-    owner: str
-    """The repository owner."""
-    remote_url: str
-    """The remote URL of the repository."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WorkspaceFolder(AcpModel):
-    """A workspace folder."""
-
-    uri: str
-    """The URI of the folder."""
-    name: str
-    """The display name of the folder."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class StartNesRequest(AcpModel):
-    """Request to start an NES session."""
-
-    workspace_uri: Annotated[str | None, NoneOnError] = None
-    """The root URI of the workspace."""
-    workspace_folders: list[WorkspaceFolder] | None = None
-    """The workspace folders."""
-    repository: Annotated[NesRepository | None, NoneOnError] = None
-    """Repository metadata, if the workspace is a git repository."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-NesDiagnosticSeverity: TypeAlias = Literal["error", "warning", "information", "hint"] | str
-"""Severity of a diagnostic.
-
-Known values (other strings are accepted and kept as is):
-
-- `error`: An error.
-- `warning`: A warning.
-- `information`: An informational message.
-- `hint`: A hint.
-"""
-
-
-class NesDiagnostic(AcpModel):
-    """A diagnostic (error, warning, etc.)."""
-
-    uri: str
-    """The URI of the file containing the diagnostic."""
-    range: Range
-    """The range of the diagnostic."""
-    severity: NesDiagnosticSeverity
-    """The severity of the diagnostic."""
-    message: str
-    """The diagnostic message."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEditHistoryEntry(AcpModel):
-    """An entry in the edit history."""
-
-    uri: str
-    """The URI of the edited file."""
-    diff: str
-    """A diff representing the edit."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesOpenFile(AcpModel):
-    """An open file in the editor."""
-
-    uri: str
-    """The URI of the file."""
-    language_id: str
-    """The language identifier."""
-    visible_range: Annotated[Range | None, NoneOnError] = None
-    """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[int | None, NoneOnError] = None
-    """Timestamp in milliseconds since epoch of when the file was last focused."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRecentFile(AcpModel):
-    """A recently accessed file."""
-
-    uri: str
-    """The URI of the file."""
-    language_id: str
-    """The language identifier."""
-    text: str
-    """The full text content of the file."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesExcerpt(AcpModel):
-    """A code excerpt from a file."""
-
-    start_line: int
-    """The start line of the excerpt (zero-based)."""
-    end_line: int
-    """The end line of the excerpt (zero-based)."""
-    text: str
-    """The text content of the excerpt."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRelatedSnippet(AcpModel):
-    """A related code snippet from a file."""
-
-    uri: str
-    """The URI of the file containing the snippets."""
-    excerpts: list[NesExcerpt]
-    """The code excerpts."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesUserAction(AcpModel):
-    """A user action (typing, cursor movement, etc.)."""
-
-    action: str
-    """The kind of action (e.g., "insertChar", "cursorMovement")."""
-    uri: str
-    """The URI of the file where the action occurred."""
-    position: Position
-    """The position where the action occurred."""
-    timestamp_ms: int
-    """Timestamp in milliseconds since epoch."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesSuggestContext(AcpModel):
-    """Context attached to a suggestion request."""
-
-    recent_files: list[NesRecentFile] | None = None
-    """Recently accessed files."""
-    related_snippets: list[NesRelatedSnippet] | None = None
-    """Related code snippets."""
-    edit_history: list[NesEditHistoryEntry] | None = None
-    """Recent edit history."""
-    user_actions: list[NesUserAction] | None = None
-    """Recent user actions (typing, navigation, etc.)."""
-    open_files: list[NesOpenFile] | None = None
-    """Currently open files in the editor."""
-    diagnostics: list[NesDiagnostic] | None = None
-    """Current diagnostics (errors, warnings)."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-NesTriggerKind: TypeAlias = Literal["automatic", "diagnostic", "manual"] | str
-"""What triggered the suggestion request.
-
-Known values (other strings are accepted and kept as is):
-
-- `automatic`: Triggered by user typing or cursor movement.
-- `diagnostic`: Triggered by a diagnostic appearing at or near the cursor.
-- `manual`: Triggered by an explicit user action (keyboard shortcut).
-"""
-
-
-class SuggestNesRequest(AcpModel):
-    """Request for a code suggestion."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    uri: str
-    """The URI of the document to suggest for."""
-    version: int
-    """The version number of the document."""
-    position: Position
-    """The current cursor position."""
-    selection: Range | None = None
-    """The current text selection range, if any."""
-    trigger_kind: NesTriggerKind
-    """What triggered this suggestion request."""
-    context: NesSuggestContext | None = None
-    """Context for the suggestion, included based on agent capabilities."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class CloseNesRequest(AcpModel):
-    """Request to close an NES session.
-
-    The agent **must** cancel any ongoing work related to the NES session
-    and then free up any resources associated with the session.
-    """
-
-    session_id: SessionId
-    """The ID of the NES session to close."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5072,7 +5218,7 @@ class WriteTextFileResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5086,7 +5232,7 @@ class ReadTextFileResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5095,9 +5241,9 @@ class CancelledPermissionOutcome(AcpModel):
 
     When a client sends a `session/cancel` notification to cancel an ongoing
     prompt turn, it MUST respond to all pending `session/request_permission`
-    requests with this `Cancelled` outcome.
+    requests with this `cancelled` outcome.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
     outcome: Literal["cancelled"] = "cancelled"
@@ -5114,7 +5260,7 @@ class SelectedPermissionOutcome(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5151,7 +5297,7 @@ class RequestPermissionResponse(RequestPermissionResponseFactories, AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5165,7 +5311,7 @@ class CreateTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5181,7 +5327,7 @@ class TerminalExitStatus(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5199,7 +5345,7 @@ class TerminalOutputResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5211,7 +5357,7 @@ class ReleaseTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5227,7 +5373,7 @@ class WaitForTerminalExitResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5239,12 +5385,12 @@ class KillTerminalResponse(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
-"""Allowed wire representations for [`ElicitationContentValue`]."""
+"""Allowed wire representations for `ElicitationContentValue`."""
 
 
 class CreateElicitationResponse(AcpModel):
@@ -5260,7 +5406,7 @@ class CreateElicitationResponse(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5271,40 +5417,42 @@ class ElicitationAcceptAction(AcpModel):
     """The user-provided content, if any, as an object matching the requested schema."""
 
 
-class ConnectMcpResponse(AcpModel):
+class McpError(AcpModel):
     """**UNSTABLE**
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+    An inner MCP error, distinct from an outer ACP binding or runtime error.
 
-    Response to `mcp/connect`.
+    `code` and `message` are required and non-null. `data` is optional.
+    Explicit `null` is preserved separately from an omitted key.
     """
 
-    connection_id: McpConnectionId
-    """The unique identifier for this MCP-over-ACP connection."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    code: int
+    """Inner MCP error code. Never an ACP error code."""
+    message: str
+    """Inner MCP error message."""
+    data: Any = None
+    """Optional error data. Explicit null is retained."""
 
 
-class DisconnectMcpResponse(AcpModel):
+class MessageMcpResponse(AcpModel):
     """**UNSTABLE**
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+    The successful outer ACP `mcp/message` response carries exactly one
+    inner MCP outcome: an opaque result (including JSON null), or an MCP error.
+    Outer ACP errors are reserved for binding and runtime failures.
 
-    Response to `mcp/disconnect`.
+    Both branches require their carrier key. An error must be a non-null object.
+    Unknown outer fields are ignored. Inner result and error fields are preserved.
+    Carrier `_meta` is optional. Null or invalid values are treated as absent.
+    Senders must include exactly one outcome. Receivers prefer `result` if both are present.
     """
 
+    result: Any = None
+    """Required, even if JSON null."""
+    error: McpError | None = None
+    """Required, non-null MCP error object."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    """Optional ACP carrier metadata."""
 
 
 class ClientNotification(AcpModel):
@@ -5319,7 +5467,7 @@ class ClientNotification(AcpModel):
 class CancelNotification(AcpModel):
     """Notification to cancel ongoing operations for a session.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
     session_id: SessionId
@@ -5329,178 +5477,45 @@ class CancelNotification(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-class DidOpenDocumentNotification(AcpModel):
-    """Notification sent when a file is opened in the editor."""
+class MessageMcpNotification(AcpModel):
+    """**UNSTABLE**
 
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the opened document."""
-    language_id: str
-    """The language identifier of the document (e.g., "rust", "python")."""
-    version: int
-    """The version number of the document."""
-    text: str
-    """The full text content of the document."""
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    Sent by the provider to the consumer for an active request (including
+    subscription acknowledgements and updates). The outer envelope has no `id`.
+    """
+
+    server_id: McpServerAcpId
+    """The declared ACP MCP server handling the associated request."""
+    request_id: McpRequestId
+    """The identifier of the active inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, Any] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TextDocumentContentChangeEvent(AcpModel):
-    """A content change event for a document.
-
-    When `range` is `None`, `text` is the full content of the document.
-    When `range` is `Some`, `text` replaces the given range.
-    """
-
-    range: Range | None = None
-    """The range of the document that changed. If `None`, the entire content is replaced."""
-    text: str
-    """The new text for the range, or the full document content if `range` is `None`."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DidChangeDocumentNotification(AcpModel):
-    """Notification sent when a file is edited."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the changed document."""
-    version: int
-    """The new version number of the document."""
-    content_changes: Annotated[
-        Annotated[list[TextDocumentContentChangeEvent], SkipInvalidItems], EmptyListOnError
-    ]
-    """The content changes."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DidCloseDocumentNotification(AcpModel):
-    """Notification sent when a file is closed."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the closed document."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DidSaveDocumentNotification(AcpModel):
-    """Notification sent when a file is saved."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the saved document."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DidFocusDocumentNotification(AcpModel):
-    """Notification sent when a file becomes the active editor tab."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the focused document."""
-    version: int
-    """The version number of the document."""
-    position: Position
-    """The current cursor position."""
-    visible_range: Range
-    """The portion of the file currently visible in the editor viewport."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AcceptNesNotification(AcpModel):
-    """Notification sent when a suggestion is accepted."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    id: NesSuggestionId
-    """The ID of the accepted suggestion."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-NesRejectReason: TypeAlias = Literal["rejected", "ignored", "replaced", "cancelled"] | str
-"""The reason a suggestion was rejected.
-
-Known values (other strings are accepted and kept as is):
-
-- `rejected`: The user explicitly dismissed the suggestion.
-- `ignored`: The suggestion was shown but the user continued editing without interacting.
-- `replaced`: The suggestion was superseded by a newer suggestion.
-- `cancelled`: The request was cancelled before the agent returned a response.
-"""
-
-
-class RejectNesNotification(AcpModel):
-    """Notification sent when a suggestion is rejected."""
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    id: NesSuggestionId
-    """The ID of the rejected suggestion."""
-    reason: Annotated[NesRejectReason | None, NoneOnError] = None
-    """The reason for rejection."""
-    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
 class CancelRequestNotification(AcpModel):
     """Notification to cancel an ongoing request.
 
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
     """
 
     request_id: RequestId
@@ -5510,5 +5525,156 @@ class CancelRequestNotification(AcpModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
+
+
+InitializeProxyRequest: TypeAlias = InitializeRequest
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Request parameters for `proxy/initialize`.
+
+A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
+successor, which tells the component to run as a proxy. The params and the response are
+the same as for `initialize`. A conductor sends `initialize` to the final agent.
+
+The params carry the protocol version the conductor selected: the client's requested
+version, unless the conductor supports only a lower one. Before answering successfully,
+the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
+
+See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+"""
+
+
+class ProxySuccessorRequest(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` request.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one request: `method`
+    and `params` are the wrapped request's method and params.
+
+    The result or error of the wrapped request is returned unchanged, as the same JSON value,
+    as the result or error of the `proxy/successor` request. Errors the conductor returns
+    itself, for example because the successor has exited, are not wrapped results.
+
+    To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
+    request on the same connection. Cancellation is never forwarded to another hop.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped request."""
+    params: Any = None
+    """Params of the wrapped request, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped request's own `_meta` stays inside these params.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Metadata for the `proxy/successor` envelope itself, separate from the wrapped
+    message's `_meta`. It is hop-local: the conductor does not copy it into the message
+    it unwraps.
+
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ProxyRequest(AcpModel):
+    """A JSON-RPC request object."""
+
+    id: RequestId
+    """The request id used to correlate the matching response."""
+    method: str
+    """The method name to invoke."""
+    params: InitializeProxyRequest | ProxySuccessorRequest | None = None
+    """Method-specific request parameters."""
+
+
+InitializeProxyResponse: TypeAlias = InitializeResponse
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Response to `proxy/initialize`.
+
+The same as the `initialize` response. The proxy builds it from its successor's
+`initialize` response and answers with the capabilities of the chain from itself onward.
+It MUST NOT change `protocolVersion`.
+"""
+
+
+ProxySuccessorResponse: TypeAlias = Any
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
+"""
+
+
+class ProxyResponse(AcpModel):
+    """A JSON-RPC response object."""
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: InitializeProxyResponse | ProxySuccessorResponse | None = None
+    """Method-specific response data."""
+    error: Error | None = None
+    """Method-specific error data."""
+
+
+class ProxySuccessorNotification(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` notification.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+    and `params` are the wrapped notification's method and params.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped notification."""
+    params: Any = None
+    """Params of the wrapped notification, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped notification's own `_meta` stays inside these params.
+    """
+    meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
+    """Metadata for the `proxy/successor` envelope itself, separate from the wrapped
+    message's `_meta`. It is hop-local: the conductor does not copy it into the message
+    it unwraps.
+
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ProxyNotification(AcpModel):
+    """A JSON-RPC notification object."""
+
+    method: str
+    """The notification method name."""
+    params: ProxySuccessorNotification | None = None
+    """Method-specific notification parameters."""

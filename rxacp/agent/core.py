@@ -136,7 +136,7 @@ class AgentCore:
     def _invoke(self, fn: Callable[..., Any], *args: Any) -> reactivex.Observable[Any]:
         """Run a user handler the right way for this agent kind; always an Observable."""
         if self.blocking:
-            return self.session.run_blocking(lambda: fn(*args))
+            return self.session.run_blocking(lambda: fn(*args), name=_name_of(fn))
         return as_observable(fn(*args))
 
     def _request_adapter(
@@ -231,7 +231,9 @@ class AgentCore:
         context = self._context_factory(turn)
         user = self.config.handlers["session/prompt"]
         if self.blocking:
-            turn.start(self.session.run_blocking(lambda: user(request, context)))
+            turn.start(
+                self.session.run_blocking(lambda: user(request, context), name=_name_of(user))
+            )
             return
         try:
             value = user(request, context)
@@ -347,3 +349,8 @@ def empty_result(result_type: Any, value: Any) -> Any:
         raise AcpProtocolException.internal_error(
             f"handler returned None but {result_type.__name__} has required fields"
         ) from exc
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    """A handler's name for logs (its qualified name)."""
+    return str(getattr(fn, "__qualname__", None) or repr(fn))

@@ -220,7 +220,9 @@ def _run(
     session: AcpSession, fn: Callable[[Any], Any], arg: Any, blocking: bool
 ) -> reactivex.Observable[Any]:
     if blocking:
-        return session.run_blocking(lambda: fn(arg))
+        return session.run_blocking(
+            lambda: fn(arg), name=str(getattr(fn, "__qualname__", None) or repr(fn))
+        )
     return as_observable(fn(arg))
 
 

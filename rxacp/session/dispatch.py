@@ -272,17 +272,21 @@ class IncomingDispatch:
         await waiter
 
     # ------------------------------------------------------------------ blocking handlers
-    def run_blocking(self, fn: Callable[[], _T]) -> AcpObservable[_T]:
+    def run_blocking(self, fn: Callable[[], _T], *, name: str | None = None) -> AcpObservable[_T]:
         """A cold Observable that runs ``fn`` on the worker pool and emits its result.
 
         ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. Disposing discards the result
-        (a running thread cannot be stopped; the handler should poll its cancellation state).
+        (a running thread cannot be stopped; the handler should poll its cancellation state);
+        disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
+        (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
+        the next one.
         """
 
         def subscribe(
             observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             disposed = [False]
+            returned = [False]  # fn is over: disposal from here on is no abandonment
 
             def work() -> None:
                 if disposed[0]:
@@ -290,17 +294,28 @@ class IncomingDispatch:
                 try:
                     value = fn()
                 except Exception as exc:
+                    returned[0] = True
                     if not disposed[0]:
                         observer.on_error(exc)
                     return
+                returned[0] = True
                 if not disposed[0]:
                     observer.on_next(value)
                     observer.on_completed()
 
             try:
-                self._workers.submit(work)
+                task = self._workers.submit(
+                    work, name=name or getattr(fn, "__qualname__", "blocking handler")
+                )
             except RuntimeError as exc:
                 observer.on_error(AcpConnectionException(f"connection is closed: {exc}"))
-            return Disposable(lambda: disposed.__setitem__(0, True))
+                return Disposable()
+
+            def dispose() -> None:
+                disposed[0] = True
+                if not returned[0] and task.state == "running":  # queued: skipped by work()
+                    self._workers.abandon(task)
+
+            return Disposable(dispose)
 
         return AcpObservable(subscribe)

@@ -17,6 +17,14 @@ until it re-acquired the lock after ``notify()``, so a burst of submits all saw 
 worker: two tasks, one thread — issue 22.) Nothing relies on ``Condition.wait``'s return value or
 on which waiter a ``notify()`` reaches: a worker whose wait timed out still takes a queued task.
 
+Abandoned tasks (issue 19). Python cannot stop a running thread, so when the SDK gives up on a
+blocking handler (grace period, max prompt duration, ``$/cancel_request``) the thread keeps
+running it. ``abandon(task)`` takes that thread out of the count: ``threads`` drops by one (so the
+pool may start a fresh worker for queued work) and the thread exits when the task returns,
+instead of rejoining the pool. At most ``max_abandoned`` threads (default: ``max_workers``) are
+out of the count at once, so a handler that never returns costs one thread, and a flood of them
+at most ``max_workers + max_abandoned`` threads; each abandonment is logged with the task's name.
+
 This module is *not* responsible for cancellation or answers; it only runs callables.
 """
 
@@ -29,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WorkerPool", "WorkerPoolStats"]
+__all__ = ["WorkerPool", "WorkerPoolStats", "WorkerTask"]
 
 _log = logging.getLogger("rxacp.session.workers")
 
@@ -46,6 +54,8 @@ class WorkerPoolStats:
     free: int
     queued: int
     max_workers: int
+    abandoned: int = 0
+    """Threads still running an abandoned task (not counted in ``threads``)."""
 
     @property
     def busy(self) -> int:
@@ -58,6 +68,22 @@ class WorkerPoolStats:
         return self.queued <= self.free or self.threads >= self.max_workers
 
 
+class WorkerTask:
+    """A task submitted to a :class:`WorkerPool`: its name and state (``queued``, ``running``,
+    ``done``), and whether it was abandoned."""
+
+    __slots__ = ("abandoned", "fn", "name", "state")
+
+    def __init__(self, fn: Callable[[], Any], name: str) -> None:
+        self.fn = fn
+        self.name = name
+        self.state = "queued"
+        self.abandoned = False
+
+    def __repr__(self) -> str:
+        return f"WorkerTask({self.name!r}, {self.state}{', abandoned' if self.abandoned else ''})"
+
+
 class WorkerPool:
     """Runs callables on up to ``max_workers`` daemon threads, started on demand.
 
@@ -68,14 +94,23 @@ class WorkerPool:
     """
 
     def __init__(
-        self, max_workers: int = 32, *, name: str = "rxacp-worker", idle_seconds: float = 30.0
+        self,
+        max_workers: int = 32,
+        *,
+        name: str = "rxacp-worker",
+        idle_seconds: float = 30.0,
+        max_abandoned: int | None = None,
     ):
         if max_workers < 1:
             raise ValueError("max_workers must be >= 1")
+        if max_abandoned is not None and max_abandoned < 0:
+            raise ValueError("max_abandoned must be >= 0")
         self._max = max_workers
+        self._max_abandoned = max_workers if max_abandoned is None else max_abandoned
+        self._abandoned = 0
         self._name = name
         self._idle_seconds = idle_seconds
-        self._queue: collections.deque[Callable[[], Any]] = collections.deque()
+        self._queue: collections.deque[WorkerTask] = collections.deque()
         self._cond = threading.Condition()
         self._threads = 0
         self._free = 0
@@ -102,23 +137,57 @@ class WorkerPool:
     def stats(self) -> WorkerPoolStats:
         """A consistent snapshot of the pool's counters."""
         with self._cond:
-            return WorkerPoolStats(self._threads, self._free, len(self._queue), self._max)
+            return WorkerPoolStats(
+                self._threads, self._free, len(self._queue), self._max, self._abandoned
+            )
 
-    def submit(self, fn: Callable[[], Any]) -> None:
-        """Queue ``fn`` to run on a worker. Exceptions escaping ``fn`` are logged."""
+    def submit(self, fn: Callable[[], Any], *, name: str | None = None) -> WorkerTask:
+        """Queue ``fn`` to run on a worker. Exceptions escaping ``fn`` are logged.
+
+        ``name`` (default: ``fn``'s qualified name) is what the log says if it is abandoned.
+        """
+        task = WorkerTask(fn, name or str(getattr(fn, "__qualname__", None) or repr(fn)))
         with self._cond:
             if self._shutdown:
                 raise RuntimeError("worker pool is shut down")
-            self._queue.append(fn)
-            if len(self._queue) <= self._free:
-                # A free worker will take it: wake one that waits (if the one woken had just
-                # timed out, it still looks at the queue before exiting).
-                self._cond.notify()
-                return
-            if self._threads >= self._max:
-                return
-            name = self._start_locked()
-        threading.Thread(target=self._run, name=name, daemon=True).start()
+            self._queue.append(task)
+            thread_name = self._grow_locked()
+        if thread_name is not None:
+            threading.Thread(target=self._run, name=thread_name, daemon=True).start()
+        return task
+
+    def abandon(self, task: WorkerTask) -> bool:
+        """Give back the worker slot of a running ``task`` the caller no longer waits for.
+
+        Returns whether the slot was given back: not when the task is not running (a queued
+        task is skipped by its own code, a done one needs nothing), was already abandoned, or
+        ``max_abandoned`` threads are already out of the count (then the slot stays taken until
+        the task returns, and that is logged too).
+        """
+        with self._cond:
+            if task.state != "running" or task.abandoned:
+                return False
+            if self._abandoned >= self._max_abandoned:
+                _log.warning(
+                    "abandoned blocking handler %s is still running; %d abandoned handler "
+                    "threads already (max_abandoned), so its worker slot stays taken",
+                    task.name,
+                    self._abandoned,
+                )
+                return False
+            task.abandoned = True
+            self._abandoned += 1
+            self._threads -= 1
+            thread_name = self._grow_locked()
+            _log.warning(
+                "abandoned blocking handler %s is still running on its thread (Python cannot "
+                "stop it); its worker slot is given back (%d abandoned handler threads)",
+                task.name,
+                self._abandoned,
+            )
+        if thread_name is not None:
+            threading.Thread(target=self._run, name=thread_name, daemon=True).start()
+        return True
 
     def shutdown(self) -> None:
         """Stop accepting work; idle workers exit at once, busy ones after their task."""
@@ -128,8 +197,16 @@ class WorkerPool:
             self._cond.notify_all()
 
     # ------------------------------------------------------------------ internals
-    def _start_locked(self) -> str:
-        """Count a new worker (free from the start: it takes a task first thing)."""
+    def _grow_locked(self) -> str | None:
+        """Keep the invariant: wake a free worker, or count a new one (returns its name)."""
+        if len(self._queue) <= self._free:
+            # A free worker will take it: wake one that waits (if the one woken had just timed
+            # out, it still looks at the queue before exiting).
+            self._cond.notify()
+            return None
+        if self._threads >= self._max:
+            return None
+        # Count the new worker now, free from the start (it takes a task first thing).
         self._threads += 1
         self._free += 1
         self._seq += 1
@@ -147,13 +224,19 @@ class WorkerPool:
                         # Idle for idle_seconds (a stolen wake-up just waits again).
                         self._exit_locked()
                         return
-                fn = self._queue.popleft()
+                task = self._queue.popleft()
+                task.state = "running"
                 self._free -= 1
             try:
-                fn()
+                task.fn()
             except BaseException:  # pragma: no cover - tasks catch their own errors
-                _log.exception("worker task failed")
+                _log.exception("worker task %s failed", task.name)
             with self._cond:
+                task.state = "done"
+                if task.abandoned:  # out of the count already: this thread just ends
+                    self._abandoned -= 1
+                    _log.info("abandoned blocking handler %s returned; its thread ends", task.name)
+                    return
                 self._free += 1
 
     def _exit_locked(self) -> None:

@@ -580,3 +580,35 @@ def test_every_kind_of_async_handler_result_is_answered_once_and_in_order(
     else:
         assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "max_tokens"}}
     assert h.idle() and h.agent.active_turns == 0
+
+
+@pytest.mark.parametrize("limit", ["grace", "max_duration"])
+def test_an_abandoned_sync_handler_gives_back_its_worker_so_another_session_prompts_at_once(
+    harnesses: list[AgentHarness], limit: str
+) -> None:
+    gate = Gate()
+    stubborn = never_answers("sync", gate)
+
+    def handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        if req.session_id == "A":
+            return stubborn(req, ctx)  # type: ignore[no-any-return]
+        ctx.send_message("B runs")
+        return PromptResponse.end_turn()
+
+    kw: dict[str, Any] = {"grace": 10.0} if limit == "grace" else {"max_duration": 30.0}
+    h = AgentHarness("sync", configure=lambda b: b.prompt_handler(handler).max_workers(1), **kw)
+    harnesses.append(h)
+    a = h.prompt(session="A")
+    assert is_update(h.next(), "stubborn")
+    if limit == "grace":
+        h.cancel("A")
+        h.advance(10.5)
+    else:
+        h.advance(30.5)
+    _, answer = h.next_answer()
+    assert answer["id"] == a
+    b = h.prompt(session="B")
+    assert is_update(h.next(), "B runs"), "session B waited for A's abandoned handler"
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": b, "result": {"stopReason": "end_turn"}}
+    gate.open()

@@ -123,3 +123,55 @@ def test_worker_threads_are_named_after_the_pool_and_are_daemons() -> None:
     pool.shutdown()
     assert seen[0].name == "rxacp-agent-worker-1"
     assert seen[0].daemon
+
+
+# ------------------------------------------------------------------ abandoned tasks (issue 19.3)
+def test_abandoning_a_running_task_gives_its_slot_back_so_the_next_task_runs_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = WorkerPool(1, name="test-worker")
+    stuck, started = threading.Event(), threading.Event()
+    task = pool.submit(lambda: (started.set(), stuck.wait(WAIT)), name="prompt handler stubborn")
+    assert started.wait(WAIT)
+    nxt = threading.Event()
+    with caplog.at_level("WARNING", logger="rxacp.session.workers"):
+        assert pool.abandon(task)
+    assert "prompt handler stubborn" in caplog.text and "given back" in caplog.text
+    pool.submit(nxt.set)
+    assert nxt.wait(WAIT), "the next task waited for the abandoned one"
+    assert pool.stats().abandoned == 1
+    stuck.set()
+    assert _until(lambda: pool.stats().abandoned == 0)
+    assert _until(lambda: pool.thread_count == 1), "the abandoned thread ends, it does not rejoin"
+    pool.shutdown()
+
+
+def test_abandoned_threads_are_bounded_by_max_abandoned_and_the_refusal_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = WorkerPool(1, name="test-worker", max_abandoned=1)
+    stuck = threading.Event()
+    started = [threading.Event(), threading.Event()]
+    first = pool.submit(lambda: (started[0].set(), stuck.wait(WAIT)), name="first")
+    assert started[0].wait(WAIT)
+    assert pool.abandon(first)
+    second = pool.submit(lambda: (started[1].set(), stuck.wait(WAIT)), name="second")
+    assert started[1].wait(WAIT)
+    with caplog.at_level("WARNING", logger="rxacp.session.workers"):
+        assert not pool.abandon(second)
+    assert "second" in caplog.text and "stays taken" in caplog.text
+    stats = pool.stats()
+    assert (stats.threads, stats.abandoned) == (1, 1)
+    stuck.set()
+    pool.shutdown()
+
+
+def test_abandon_does_nothing_for_a_task_that_is_done_or_abandoned_already() -> None:
+    pool = WorkerPool(1, name="test-worker")
+    done = threading.Event()
+    task = pool.submit(done.set)
+    assert done.wait(WAIT)
+    assert _until(lambda: task.state == "done")
+    assert not pool.abandon(task)
+    assert pool.stats().abandoned == 0
+    pool.shutdown()

@@ -181,7 +181,7 @@ class Dispatcher:
         """``fn()`` on the worker pool (``def``) or inline on the loop (``async def``)."""
         if call.is_async or self.agent is None:
             return reactivex.defer(lambda _s: reactivex.of(fn()))
-        return self.agent.session.run_blocking(fn)
+        return self.agent.session.run_blocking(fn, name=call.name)
 
     def _realize(
         self, value: Any, inv: InvocationContext, target: Target

@@ -8,7 +8,8 @@ from __future__ import annotations
 from rxacp.client import AcpClient
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import NewSessionRequest, PromptRequest
-from rxacp.transport import AcpTransport
+from rxacp.schema.strict import validate_message, validate_strict
+from rxacp.transport import AcpTransport, WireTapTransport
 
 
 # --- the client code under test ------------------------------------------------------------------
@@ -44,3 +45,24 @@ def test_reports_agent_errors(mock_agent):
     else:
         raise AssertionError("the error was swallowed")
     assert [method for method, _ in mock_agent.received] == ["initialize", "session/new"]
+
+
+# --- watching the wire and validating strictly ---------------------------------------------------
+def test_the_conversation_is_schema_clean(mock_agent):
+    mock_agent.on_prompt(updates=["hello"])
+    tap = WireTapTransport(mock_agent.client_transport, record=True)
+    assert ask(tap, "hi") == "hello"
+    for frame in tap.frames:  # WireFrame(direction, raw, message), in order
+        print(frame.direction, frame.method or "answer", frame.message)
+    assert all(not validate_message(f.message) for f in tap.frames if f.method)
+
+
+def test_strict_validation_reports_what_lenient_parsing_repairs():
+    plan = {"sessionId": "s", "update": {"sessionUpdate": "plan", "entries": [{}]}}
+    assert validate_strict("session/update", plan) == [
+        "update.entries: 1 invalid item(s) (the lenient model skipped them)"
+    ]
+    no_id = {"jsonrpc": "2.0", "error": {"code": -32601, "message": "no"}}
+    assert validate_message(no_id) == [
+        'a response must carry an "id" (null only when the request\'s id could not be read)'
+    ]

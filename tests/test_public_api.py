@@ -38,8 +38,10 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.transport": {
         "AcpTransport", "AgentParameters", "DEFAULT_MAX_FRAME_BYTES", "FrameReceiver",
-        "StdioAcpAgentTransport", "StdioAcpClientTransport", "TransportClosed",
+        "StdioAcpAgentTransport", "StdioAcpClientTransport", "TransportClosed", "WireFrame",
+        "WireTapTransport",
     },
+    "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
         "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook",
         "IncomingNotification", "IncomingRequest", "LoopRunner", "NotificationHandler",

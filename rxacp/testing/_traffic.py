@@ -11,50 +11,17 @@ decoding a frame's JSON for display.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+from rxacp.transport.base import AcpTransport, Frame
+from rxacp.transport.tap import WireFrame, WireTapTransport
 
 __all__ = ["RecordingTransport", "TrafficLog", "WireFrame", "describe_messages", "summarize"]
 
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class WireFrame:
-    """One frame as it crossed the transport.
-
-    ``direction`` is ``"in"`` (received by the mock) or ``"out"`` (sent by it); ``raw`` is the
-    frame exactly as carried (``bytes`` for serializing transports); ``message`` is its decoded
-    JSON (``None`` if it was not valid JSON).
-    """
-
-    direction: Literal["in", "out"]
-    raw: Any
-    message: Any
-
-    @property
-    def method(self) -> str | None:
-        """The JSON-RPC method of a request/notification (``None`` for answers)."""
-        msg = self.message
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            return str(msg["method"])
-        return None
-
-
-def _decode(frame: Frame) -> Any:
-    if isinstance(frame, bytes | bytearray | memoryview):
-        try:
-            return json.loads(bytes(frame))
-        except ValueError:
-            return None
-    return frame
 
 
 class TrafficLog:
@@ -66,7 +33,10 @@ class TrafficLog:
 
     def record(self, direction: Literal["in", "out"], frame: Frame) -> None:
         """Append one frame and wake every waiter."""
-        item = WireFrame(direction, frame, _decode(frame))
+        self.add(WireFrame.of(direction, frame))
+
+    def add(self, item: WireFrame) -> None:
+        """Append one decoded frame and wake every waiter."""
         with self.cond:
             self._frames.append(item)
             self.cond.notify_all()
@@ -131,48 +101,10 @@ def describe_messages(items: list[tuple[str, Any]]) -> str:
     return summarize([method for method, _ in items])
 
 
-class _Tap:
-    """The FrameReceiver the inner transport sees: records, then forwards."""
-
-    def __init__(self, log: TrafficLog, receiver: FrameReceiver) -> None:
-        self._log = log
-        self._receiver = receiver
-
-    def on_frame(self, frame: Frame) -> None:
-        self._log.record("in", frame)
-        self._receiver.on_frame(frame)
-
-    def on_frame_too_large(self, size: int) -> None:
-        self._receiver.on_frame_too_large(size)
-
-    def on_closed(self, info: TransportClosed) -> None:
-        self._log.notify()
-        self._receiver.on_closed(info)
-
-
-class RecordingTransport(AcpTransport):
-    """Wraps ``inner`` and records every frame it moves into ``log``."""
+class RecordingTransport(WireTapTransport):
+    """Wraps ``inner`` and records every frame it moves into ``log`` (a
+    :class:`~rxacp.transport.WireTapTransport` reporting to a :class:`TrafficLog`)."""
 
     def __init__(self, inner: AcpTransport, log: TrafficLog) -> None:
-        if not isinstance(inner, AcpTransport):
-            raise TypeError(f"expected an AcpTransport, got {type(inner).__name__}")
-        self._inner = inner
+        super().__init__(inner, on_frame=log.add, on_close=log.notify)
         self._log = log
-        self.carries_objects = inner.carries_objects
-
-    async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
-        """Start the inner transport with a recording receiver."""
-        await self._inner.start(loop, _Tap(self._log, receiver))
-
-    def send(self, frame: Frame) -> None:
-        """Record ``frame`` as sent, then hand it to the inner transport."""
-        self._log.record("out", frame)
-        self._inner.send(frame)
-
-    async def close(self) -> None:
-        """Close the inner transport."""
-        await self._inner.close()
-
-    async def drain(self) -> None:
-        """Drain the inner transport."""
-        await self._inner.drain()

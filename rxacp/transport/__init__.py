@@ -1,7 +1,8 @@
 """Transports: move newline-framed JSON-RPC messages between an ACP client and an agent.
 
 Exports the contract (:class:`AcpTransport`, :class:`FrameReceiver`, :class:`TransportClosed`)
-and the stdio implementations. This package is *not* responsible for JSON-RPC or ACP semantics.
+the stdio implementations and :class:`WireTapTransport` (logs, records or reports every
+frame of any transport). This package is *not* responsible for JSON-RPC or ACP semantics.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rxacp.transport.base import (
     TransportClosed,
 )
 from rxacp.transport.stdio import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
+from rxacp.transport.tap import WireFrame, WireTapTransport
 
 __all__ = [
     "DEFAULT_MAX_FRAME_BYTES",
@@ -22,4 +24,6 @@ __all__ = [
     "StdioAcpAgentTransport",
     "StdioAcpClientTransport",
     "TransportClosed",
+    "WireFrame",
+    "WireTapTransport",
 ]

@@ -224,7 +224,7 @@ def test_update_validation_rejects_a_known_tag_with_a_bad_payload() -> None:
 
 def test_update_validation_rejects_what_lenient_parsing_would_silently_repair() -> None:
     problem = check_update(_note({"sessionUpdate": "plan", "entries": [{"x": 1}]}))
-    assert problem is not None and ".update.entries" in problem
+    assert problem is not None and "update.entries" in problem
 
 
 def test_update_validation_rejects_a_missing_session_id() -> None:

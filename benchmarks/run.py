@@ -1,11 +1,13 @@
-"""Run every benchmark side by side: rxacp (sync and async APIs) vs the official SDK vs a floor.
+"""Run every benchmark side by side: rxacp (tuned and idiomatic) vs the official SDKs vs a floor.
 
     python benchmarks/run.py [--quick] [--reps N] [--bench rt,stream20k,...] [--json out.json]
 
 Each measurement is one fresh client process that spawns its agent over stdio; implementations
 alternate within every repetition and the table shows the median of the repetitions. Creates the
-official SDK's venv (``scripts/setup_interop.sh``) when it is missing. Not a unit test: figures
-depend on the machine and its load (printed with the table).
+official Python SDK's venv (``scripts/setup_interop.sh``) and installs the official TypeScript
+SDK (``scripts/setup_interop_ts.sh``) when they are missing; without node/npm the ``ts`` rows are
+left out with a note. Not a unit test: figures depend on the machine and its load (printed with
+the table).
 """
 
 from __future__ import annotations
@@ -24,21 +26,52 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "benchmarks" / "peers"
 VENV_PY = ROOT / ".venv-interop-py" / "bin" / "python"
+TS_SDK = ROOT / "tests" / "interop" / "ts" / "node_modules" / "@agentclientprotocol" / "sdk"
+TS_AGENT = ROOT / "tests" / "interop" / "ts" / "ts_agent.mjs"
 PY = sys.executable
 
 __all__ = ["main"]
 
-IMPLS = ("rxacp-sync", "rxacp-async", "official", "floor")
-# bench -> (kind, N full, N quick)
-BENCHES: dict[str, tuple[str, int, int]] = {
-    "rt": ("rt", 3000, 1000),
-    "stream20k": ("stream", 20_000, 20_000),
-    "stream200k": ("stream", 200_000, 50_000),
-    "fanout": ("fanout", 2000, 1000),
-    "idle": ("idle", 1000, 1000),
-    "cancel_session": ("cancel_session", 1000, 200),
-    "cancel_request": ("cancel_request", 1000, 200),
+# impl -> (client, agent). The first four are the tuned pairs of issue 8; the others measure
+# code as users write it: a Java-style Rx client or agent against the tuned other side, the
+# reference agent (the one every tutorial, `rxacp demo` and `rxacp check` use) in each of its
+# APIs driven by the plain async client, and the official TypeScript SDK's client and agent.
+PAIRS: dict[str, tuple[str, str]] = {
+    "rxacp-sync": ("rxacp-sync", "rxacp-sync"),
+    "rxacp-async": ("rxacp-async", "rxacp-async"),
+    "official": ("official", "official"),
+    "floor": ("floor", "floor"),
+    "ts": ("ts", "ts"),
+    "rx-client": ("rxacp-rx", "rxacp-async"),
+    "rx-agent": ("rxacp-async", "rxacp-rx"),
+    "ref-sync": ("rxacp-async", "ref-sync"),
+    "ref-async": ("rxacp-async", "ref-async"),
+    "ref-decorators": ("rxacp-async", "ref-decorators"),
 }
+IMPLS = tuple(PAIRS)
+TUNED = ("rxacp-sync", "rxacp-async", "official", "floor")
+SPEED = IMPLS
+# bench -> (kind, N full, N quick, the impls that run it)
+BENCHES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
+    "rt": ("rt", 3000, 1000, SPEED),
+    "rt_fs": ("rt_fs", 2000, 500, ("rxacp-sync", "rxacp-async", "rx-client")),
+    "stream20k": ("stream", 20_000, 20_000, SPEED),
+    "stream200k": ("stream", 200_000, 50_000, SPEED),
+    "fanout": ("fanout", 2000, 1000, SPEED),
+    "slow1000": ("slow", 1000, 1000, ("ref-async", "ts")),
+    "idle": ("idle", 1000, 1000, TUNED),
+    "cancel_session": ("cancel_session", 1000, 200, TUNED),
+    "cancel_request": ("cancel_request", 1000, 200, TUNED),
+}
+LEGEND = """\
+impls (client → agent): rxacp-sync / rxacp-async: tuned rxacp client → tuned rxacp agent (issue 8);
+official: official Python SDK 0.12.1 both sides; ts: official TypeScript SDK both sides;
+floor: bare JSON lines both sides; rx-client: Java-style Rx client (consumers return
+reactivex.empty(), handlers reactivex.defer(...)) → tuned async agent; rx-agent: plain async
+client → async agent whose handlers return reactivex.defer(...); ref-sync / ref-async /
+ref-decorators: plain async client → the reference agent (python -m rxacp.testing.reference_agent
+--api ...). rt_fs: each prompt makes the agent read a file through the client's handler.
+slow1000: 1,000 concurrent `slow 0.3` turns (rate = turns per wall second)."""
 
 
 def ensure_official_venv() -> None:
@@ -53,28 +86,54 @@ def ensure_official_venv() -> None:
         subprocess.run(["bash", str(ROOT / "scripts" / "setup_interop.sh")], check=True)
 
 
-def agent_cmd(impl: str) -> list[str]:
-    if impl == "official":
+def ts_ready() -> str | None:
+    """Install the TypeScript SDK peers if needed; None when ready, else why not."""
+    if not (TS_SDK / "package.json").exists():
+        proc = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "setup_interop_ts.sh")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            return (proc.stderr.strip().splitlines() or ["setup_interop_ts.sh failed"])[-1]
+    return None
+
+
+def agent_cmd(agent: str) -> list[str]:
+    if agent == "official":
         return [str(VENV_PY), "-I", str(PEERS / "official_agent.py")]
-    if impl == "floor":
+    if agent == "floor":
         return [PY, str(PEERS / "floor_agent.py")]
-    return [PY, str(PEERS / "rxacp_agent.py"), impl.split("-")[1]]
+    if agent == "ts":
+        return ["node", str(TS_AGENT)]
+    if agent.startswith("ref-"):
+        return [PY, "-m", "rxacp.testing.reference_agent", "--api", agent[4:]]
+    return [PY, str(PEERS / "rxacp_agent.py"), agent.split("-")[1]]
 
 
 def client_cmd(impl: str, kind: str, n: int) -> list[str]:
-    agent = json.dumps(agent_cmd(impl))
+    client, agent_name = PAIRS[impl]
+    agent = json.dumps(agent_cmd(agent_name))
     if kind.startswith("cancel") or impl == "floor":  # the raw driver measures agent latency
         return [PY, str(PEERS / "floor_client.py"), kind, str(n), agent]
-    if impl == "official":
+    if client == "official":
         return [str(VENV_PY), "-I", str(PEERS / "official_client.py"), kind, str(n), agent]
-    return [PY, str(PEERS / "rxacp_client.py"), impl.split("-")[1], kind, str(n), agent]
+    if client == "ts":
+        return ["node", str(PEERS / "ts_client.mjs"), kind, str(n), agent]
+    return [PY, str(PEERS / "rxacp_client.py"), client.split("-")[1], kind, str(n), agent]
 
 
 def run_one(impl: str, kind: str, n: int) -> dict[str, Any] | None:
     if kind == "cancel_request" and impl == "official":
         return None  # the official SDK does not implement $/cancel_request
     proc = subprocess.run(
-        client_cmd(impl, kind, n), capture_output=True, text=True, timeout=900, check=False
+        client_cmd(impl, kind, n),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        cwd=ROOT,  # the reference agent runs as ``-m rxacp...`` from this checkout
     )
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith("RESULT "):
@@ -92,6 +151,15 @@ def summarize(runs: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": len(runs)}
     keys = {
         "rt": ("rate", "client_cpu_us", "agent_cpu_us", "client_hwm_kib", "agent_hwm_kib"),
+        "rt_fs": ("rate", "client_cpu_us", "agent_cpu_us", "client_hwm_kib", "agent_hwm_kib"),
+        "slow": (
+            "wall",
+            "rate",
+            "client_cpu_us",
+            "agent_cpu_us",
+            "client_hwm_kib",
+            "agent_hwm_kib",
+        ),
         "stream": ("rate", "client_cpu_us", "agent_cpu_us", "client_hwm_kib", "agent_hwm_kib"),
         "fanout": ("rate", "client_cpu_us", "agent_cpu_us"),
         "idle": ("client_extra_kib", "agent_extra_kib"),
@@ -139,17 +207,17 @@ def ratio(a: Any, b: Any) -> str:
 def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
     lines = [
         "| bench | impl | rate/s | client µs/msg | agent µs/msg | peak RSS client/agent MiB"
-        " | rate vs official | CPU vs official | rate vs floor |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        " | rate vs official | CPU vs official | rate vs ts | rate vs floor |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for bench, per in results.items():
         kind = BENCHES[bench][0]
-        off, flo = per.get("official", {}), per.get("floor", {})
+        off, flo, ts = per.get("official", {}), per.get("floor", {}), per.get("ts", {})
         for impl in IMPLS:
             s = per.get(impl)
             if not s:
                 continue
-            if kind in ("rt", "stream", "fanout"):
+            if kind in ("rt", "rt_fs", "stream", "fanout", "slow"):
                 cpu = (s["client_cpu_us"] or 0) + (s["agent_cpu_us"] or 0)
                 off_cpu = (off.get("client_cpu_us") or 0) + (off.get("agent_cpu_us") or 0)
                 rss = (
@@ -162,22 +230,25 @@ def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
                         f" (growth {s['client_growth_kib'] / 1024:.1f}/"
                         f"{s['agent_growth_kib'] / 1024:.1f})"
                     )
+                if kind == "slow" and s.get("wall") is not None:
+                    rss += f" (wall {s['wall']:.2f} s)"
                 lines.append(
                     f"| {bench} | {impl} | {fmt(s['rate'])} | {fmt(s['client_cpu_us'], '.1f')}"
                     f" | {fmt(s['agent_cpu_us'], '.1f')} | {rss}"
                     f" | {ratio(s['rate'], off.get('rate'))} | {ratio(cpu, off_cpu)}"
+                    f" | {ratio(s['rate'], ts.get('rate'))}"
                     f" | {ratio(s['rate'], flo.get('rate'))} |"
                 )
             elif kind == "idle":
                 lines.append(
                     f"| {bench} (1000 sessions: extra MiB client/agent) | {impl} | - | - | - |"
                     f" {fmt(s['client_extra_kib'] / 1024, '.2f')}/"
-                    f"{fmt(s['agent_extra_kib'] / 1024, '.2f')} | - | - | - |"
+                    f"{fmt(s['agent_extra_kib'] / 1024, '.2f')} | - | - | - | - |"
                 )
             else:
                 lines.append(
                     f"| {bench} (p50/p99 ms) | {impl} | - | - | - |"
-                    f" {fmt(s['p50_ms'], '.2f')} / {fmt(s['p99_ms'], '.2f')} | - | - | - |"
+                    f" {fmt(s['p50_ms'], '.2f')} / {fmt(s['p99_ms'], '.2f')} | - | - | - | - |"
                 )
     return "\n".join(lines)
 
@@ -236,6 +307,91 @@ def targets(results: dict[str, dict[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+OBSERVABLE_COST = 1.3
+"""An Observable-returning consumer or handler that completes at once: ≤ 1.3x a plain one's CPU."""
+
+SLOW_TURNS_WALL_S = 1.5
+"""1,000 concurrent ``slow 0.3`` turns on the async reference agent finish within 1.5 s."""
+
+# the reference agent's row -> the tuned agent of the same API (agent CPU per update)
+REFERENCE_TUNED = {
+    "ref-sync": "rxacp-sync",
+    "ref-async": "rxacp-async",
+    "ref-decorators": "rxacp-sync",
+}
+
+
+def idiomatic_targets(results: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """Issue 21's targets: idiomatic Rx code and the reference agent against the tuned path."""
+    lines = ["| target | impl | measured | status |", "|---|---|---:|---|"]
+
+    def row(name: str, impl: str, value: str, ok: bool | None) -> None:
+        lines.append(f"| {name} | {impl} | {value} | {_check(ok)} |")
+
+    def cost(bench: str, impl: str, base: str, side: str, name: str) -> None:
+        per = results.get(bench, {})
+        s, b = per.get(impl), per.get(base)
+        key = f"{side}_cpu_us"
+        if s and b and s.get(key) and b.get(key):
+            r = s[key] / b[key]
+            row(name, impl, f"{r:.2f}x ({s[key]:.1f} vs {b[key]:.1f} µs)", r <= OBSERVABLE_COST)
+
+    cost(
+        "stream200k",
+        "rx-client",
+        "rxacp-async",
+        "client",
+        "Observable consumer ≤ 1.3x plain (client CPU per update, stream200k)",
+    )
+    cost(
+        "rt",
+        "rx-client",
+        "rxacp-async",
+        "client",
+        "Observable consumer ≤ 1.3x plain (client CPU per prompt, rt)",
+    )
+    cost(
+        "rt_fs",
+        "rx-client",
+        "rxacp-async",
+        "client",
+        "Observable fs handler ≤ 1.3x plain (client CPU per prompt, rt_fs)",
+    )
+    cost(
+        "rt",
+        "rx-agent",
+        "rxacp-async",
+        "agent",
+        "Observable prompt handler ≤ 1.3x plain (agent CPU per prompt, rt)",
+    )
+    for impl, tuned in REFERENCE_TUNED.items():
+        for bench in ("stream20k", "stream200k"):
+            per = results.get(bench, {})
+            s, off, t = per.get(impl), per.get("official"), per.get(tuned)
+            if s and off and s.get("rate") and off.get("rate"):
+                r = s["rate"] / off["rate"]
+                row(f"reference agent {bench} rate ≥ 2.0x official", impl, f"{r:.2f}x", r >= 2.0)
+            if s and t and s.get("agent_cpu_us") and t.get("agent_cpu_us"):
+                r = s["agent_cpu_us"] / t["agent_cpu_us"]
+                value = f"{r:.2f}x ({s['agent_cpu_us']:.1f} vs {t['agent_cpu_us']:.1f} µs)"
+                row(f"reference agent {bench} CPU per update ≤ 1.5x {tuned}", impl, value, r <= 1.5)
+    for impl, need in (("rxacp-async", 2.0), ("rxacp-sync", 1.5)):
+        per = results.get("rt", {})
+        s, off = per.get(impl), per.get("official")
+        if s and off and s.get("rate") and off.get("rate"):
+            r = s["rate"] / off["rate"]
+            row(f"rt rate ≥ {need:.1f}x official", impl, f"{r:.2f}x", r >= need)
+    s = results.get("slow1000", {}).get("ref-async")
+    if s and s.get("wall") is not None:
+        row(
+            "1,000 concurrent slow 0.3 turns ≤ 1.5 s",
+            "ref-async",
+            f"{s['wall']:.2f} s",
+            s["wall"] <= SLOW_TURNS_WALL_S,
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Parse options, run the alternating repetitions, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -248,22 +404,33 @@ def main() -> None:
     args = parser.parse_args()
     if args.table_from:
         summary = json.loads(Path(args.table_from).read_text())["summary"]
-        print(table(summary) + "\n\n" + targets(summary))
+        print(table(summary) + "\n\n" + targets(summary) + "\n\n" + idiomatic_targets(summary))
         return
     reps = args.reps or (2 if args.quick else 5)
     benches = [b for b in args.bench.split(",") if b]
     impls = [i for i in args.impl.split(",") if i]
+    unknown = [i for i in impls if i not in PAIRS] + [b for b in benches if b not in BENCHES]
+    if unknown:
+        parser.error(f"unknown impl or bench: {', '.join(unknown)}")
     ensure_official_venv()
+    if "ts" in impls:
+        why = ts_ready()
+        if why is not None:
+            print(f"note: the ts rows are left out (TypeScript SDK unavailable: {why})")
+            impls.remove("ts")
     print(f"machine: {machine()}; load before: {load()}", flush=True)
     raw: dict[str, dict[str, list[dict[str, Any]]]] = {b: {i: [] for i in impls} for b in benches}
     started = time.time()
     for rep in range(reps):
         for bench in benches:
-            kind, full, quick = BENCHES[bench]
+            kind, full, quick, runs = BENCHES[bench]
             n = quick if args.quick else full
-            if kind in ("idle", "cancel_session", "cancel_request", "stream") and rep >= 3:
+            if kind in ("idle", "cancel_session", "cancel_request", "stream", "slow") and rep >= 3:
                 continue  # enough repetitions for the slow ones
-            order = impls[rep % len(impls) :] + impls[: rep % len(impls)]
+            mine = [i for i in impls if i in runs]
+            if not mine:
+                continue
+            order = mine[rep % len(mine) :] + mine[: rep % len(mine)]
             for impl in order:
                 result = run_one(impl, kind, n)
                 if result is not None:
@@ -274,9 +441,12 @@ def main() -> None:
         for b, per in raw.items()
     }
     print(f"\n{time.strftime('%Y-%m-%d %H:%M')} — {machine()} — load after: {load()}\n")
+    print(LEGEND + "\n")
     print(table(results))
-    print("\nIssue 8 targets (ratios from this run):\n")
+    print("\nIssue 8 targets (tuned pairs; ratios from this run):\n")
     print(targets(results))
+    print("\nIssue 21 targets (code as users write it; ratios from this run):\n")
+    print(idiomatic_targets(results))
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": results, "raw": raw}, indent=1))
 

@@ -1,10 +1,14 @@
-"""Benchmark agent written with rxacp: ``python rxacp_agent.py sync|async``.
+"""Benchmark agent written with rxacp: ``python rxacp_agent.py sync|async|rx``.
 
-Prompts: ``echo x`` (one chunk), ``stream n`` (n chunks), ``wait`` (sends "waiting", then
-waits cooperatively for the cancel and answers ``cancelled``). The sync agent runs its handler
-on a worker thread (the SDK holds it when the client is behind); the async agent returns
-Observables and streams in slices of 256 chunks, yielding to the loop between slices and
-waiting while ``session.outbound_paused`` (the client is behind). Not a behaviour test.
+Prompts: ``echo x`` (one chunk), ``stream n`` (n chunks), ``read PATH`` (``fs/read_text_file``
+through the client, one chunk with the text), ``wait`` (sends "waiting", then waits
+cooperatively for the cancel and answers ``cancelled``). The sync agent runs its handler on a
+worker thread (the SDK holds it when the client is behind); the async agent answers with plain
+values where it can, and streams with an Observable in slices of 256 chunks, yielding to the
+loop between slices and waiting while ``session.outbound_paused`` (the client is behind).
+``rx`` is the async agent written the Java way: every handler returns an Observable
+(``reactivex.defer(...)``, like ``Mono.defer``), to measure what an Observable-returning handler
+costs against a plain value. Not a behaviour test.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ def prompt_sync(request: PromptRequest, ctx: SyncPromptContext) -> PromptRespons
         send = ctx.send_message
         for i in range(int(arg)):
             send(str(i))
+    elif command == "read":
+        ctx.send_message(ctx.read_file(arg))
     elif command == "wait":
         cancelled = threading.Event()
         ctx.on_cancel(cancelled.set)
@@ -53,17 +59,40 @@ def prompt_sync(request: PromptRequest, ctx: SyncPromptContext) -> PromptRespons
     return PromptResponse.end_turn()
 
 
-def prompt_async(request: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
-    """The Rx handler (runs on the connection's loop, never blocks it)."""
+def prompt_async(request: PromptRequest, ctx: PromptContext) -> Any:
+    """The async handler (runs on the connection's loop, never blocks it): a plain answer,
+    or an Observable of it when it has to wait."""
     command, arg = _split(request)
     if command == "echo":
         ctx.send_message(arg)
     elif command == "stream":
         return _stream(ctx, int(arg))
+    elif command == "read":
+        return ctx.read_file(arg).pipe(ops.map(lambda text: _said(ctx, text)))
     elif command == "wait":
         ctx.send_message("waiting")
         return ctx.when_cancelled().pipe(ops.map(lambda _: PromptResponse.cancelled()))
-    return reactivex.just(PromptResponse.end_turn())
+    return PromptResponse.end_turn()
+
+
+def prompt_rx(request: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+    """The async handler written the Java way: always an Observable, built in ``defer``."""
+    command, arg = _split(request)
+    if command == "echo":
+
+        def echo(_scheduler: abc.SchedulerBase | None) -> reactivex.Observable[Any]:
+            ctx.send_message(arg)
+            return reactivex.just(PromptResponse.end_turn())
+
+        return reactivex.defer(echo)
+    if command in ("stream", "read", "wait"):
+        return reactivex.defer(lambda _scheduler: prompt_async(request, ctx))
+    return reactivex.defer(lambda _scheduler: reactivex.just(PromptResponse.end_turn()))
+
+
+def _said(ctx: PromptContext, text: str) -> PromptResponse:
+    ctx.send_message(text)
+    return PromptResponse.end_turn()
 
 
 def _stream(ctx: PromptContext, count: int) -> reactivex.Observable[Any]:
@@ -105,7 +134,8 @@ def main() -> None:
 
     builder = AcpAgent.sync(transport) if api == "sync" else AcpAgent.async_(transport)
     builder.new_session_handler(new_session)
-    builder.prompt_handler(prompt_sync if api == "sync" else prompt_async)
+    handlers = {"sync": prompt_sync, "async": prompt_async, "rx": prompt_rx}
+    builder.prompt_handler(handlers[api])
     agent = builder.build()
     AGENT.append(agent)
     agent.run()

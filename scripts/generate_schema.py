@@ -1,7 +1,8 @@
 """Generate the rxacp ACP schema models from the protocol's JSON Schema.
 
 Reads ``rxacp/schema/spec/schema.json`` and ``schema.unstable.json`` and writes
-``_generated.py`` (stable) and ``unstable/_generated.py`` (unstable, a full parallel module).
+``_generated.py`` (stable) and ``unstable/_generated.py`` (unstable, an overlay: it imports every
+stable definition whose structure is unchanged and defines only the changed and new ones).
 Output is deterministic and formatted with ``ruff format`` so that the regeneration test can
 compare it byte for byte with the checked-in files.
 
@@ -143,8 +144,20 @@ class TagInfo:
 class Generator:
     """Turns one ACP JSON Schema document into Python source."""
 
-    def __init__(self, schema: dict[str, Any], unstable: bool) -> None:
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        unstable: bool,
+        *,
+        shared: frozenset[str] = frozenset(),
+        with_docs: bool = True,
+    ) -> None:
         self.schema = schema
+        # Blocks the unstable module imports from the stable one instead of defining.
+        self.shared = shared
+        # Without docs, a block's source is its structure (compared to find shared blocks).
+        self.with_docs = with_docs
+        self.block_mixins: dict[str, str] = {}
         self.defs: dict[str, dict[str, Any]] = schema["$defs"]
         self.unstable = unstable
         self.refcount: dict[str, int] = {}
@@ -157,6 +170,9 @@ class Generator:
         self.mixins_used: set[str] = set()
         self.cyclic: set[str] = set()
         self._plan_unions()
+
+    def doc(self, text: str | None, indent: str = "") -> str:
+        return docstring(text, indent) if self.with_docs else ""
 
     # ------------------------------------------------------------------ analysis
     def _count_refs(self, node: Any) -> None:
@@ -382,11 +398,11 @@ class Generator:
         if schema_default is not None:
             note = f"Defaults to `{json.dumps(schema_default)}` when omitted."
             desc = f"{desc}\n\n{note}" if desc else note
-        return f"    {py}: {typ}{rhs}\n" + docstring(desc, "    ")
+        return f"    {py}: {typ}{rhs}\n" + self.doc(desc, "    ")
 
     # ------------------------------------------------------------------ emitters
     def class_header(self, name: str, bases: str, description: str | None) -> str:
-        return f"class {name}({bases}):\n" + (docstring(description, "    ") or "")
+        return f"class {name}({bases}):\n" + (self.doc(description, "    ") or "")
 
     def emit_model(
         self,
@@ -403,7 +419,7 @@ class Generator:
         mixin = FACTORY_MIXINS.get(name)
         if mixin:
             bases = f"{mixin}, {base}"
-            self.mixins_used.add(mixin)
+            self.block_mixins[name] = mixin
         src = self.class_header(name, bases, description)
         body = ""
         if tag is not None:
@@ -490,7 +506,7 @@ class Generator:
             src += "\n        | ".join(m for m, _ in members)
             src += f",\n        Field(discriminator={json.dumps(to_snake(tag_wire))}),\n    ]\n"
             src += f"    | {unknown},\n    Field(union_mode=\"left_to_right\"),\n]\n"
-            src += docstring(d.get("description"))
+            src += self.doc(d.get("description"))
             self.add_block(name, src, deps)
             return
         # A variant is chosen when the tag is absent: a callable discriminator decides.
@@ -508,7 +524,7 @@ class Generator:
         if lenient:
             src += f"    WrapValidator(unknown_on_error({unknown})),\n"
         src += "]\n"
-        src += docstring(d.get("description"))
+        src += self.doc(d.get("description"))
         self.add_block(name, src, deps)
 
     def emit_alias(self, name: str, d: dict[str, Any]) -> None:
@@ -535,7 +551,7 @@ class Generator:
                     vd = " ".join((v.get("description") or v.get("title") or "").split())
                     lines.append(f"- `{v['const']}`: {vd}")
             desc = "\n".join(lines)
-        self.add_block(name, f"{name}: TypeAlias = {typ}\n" + docstring(desc), deps)
+        self.add_block(name, f"{name}: TypeAlias = {typ}\n" + self.doc(desc), deps)
 
     def add_block(self, name: str, src: str, deps: set[str]) -> None:
         assert name not in self.blocks, name
@@ -580,11 +596,15 @@ class Generator:
 
     def render(self) -> str:
         self.build()
-        order = self.ordered_blocks()
+        order = [n for n in self.ordered_blocks() if n not in self.shared]
+        self.mixins_used = {self.block_mixins[n] for n in order if n in self.block_mixins}
         title = "unstable" if self.unstable else "stable"
         mode_doc = (
-            "unstable: may change without notice. Mirrors `schema.unstable.json`, including\n"
-            "the types it shares with the stable schema.\n\n"
+            "unstable: may change without notice. Mirrors `schema.unstable.json` as an overlay\n"
+            "of the stable module: every definition that has the same structure (and the same\n"
+            "dependencies) as its stable namesake is imported from `rxacp.schema._generated`,\n"
+            "so `unstable.PromptRequest is schema.PromptRequest`; only the changed and new\n"
+            "definitions are defined here.\n\n"
             if self.unstable
             else "Mirrors `schema.json` (ACP protocol version 1).\n\n"
         )
@@ -615,11 +635,17 @@ class Generator:
                 + "".join(f"    {m},\n" for m in sorted(self.mixins_used))
                 + ")\n"
             )
+        if self.shared:
+            header += (
+                "from rxacp.schema._generated import (\n"
+                + "".join(f"    {n},\n" for n in sorted(self.shared))
+                + ")\n"
+            )
         all_src = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in sorted(self.exports)) + "]\n"
         lines = [header + "\n" + all_src]
         for n in order:
             lines.append(self.blocks[n][0])
-        for n in sorted(self.cyclic):
+        for n in sorted(self.cyclic - self.shared):
             if self.blocks[n][0].startswith("class "):
                 lines.append(f"{n}.model_rebuild()\n")
         return "\n\n".join(lines)
@@ -649,15 +675,43 @@ def ruff_format(code: str) -> str:
     return proc.stdout
 
 
+def structure(schema: dict[str, Any]) -> dict[str, tuple[str, set[str]]]:
+    """Every block's source without docstrings, and its dependencies."""
+    gen = Generator(schema, False, with_docs=False)
+    gen.build()
+    return gen.blocks
+
+
+def shared_blocks(stable: dict[str, Any], unstable: dict[str, Any]) -> frozenset[str]:
+    """Unstable blocks that are the stable block of the same name, structurally.
+
+    A block is shared when its docstring-free source equals the stable one and every block it
+    depends on is shared too (so the imported stable class refers to the same classes).
+    """
+    old, new = structure(stable), structure(unstable)
+    shared = {n for n, block in new.items() if old.get(n) == block}
+    while True:
+        keep = {n for n in shared if new[n][1] <= shared}
+        if keep == shared:
+            return frozenset(shared)
+        shared = keep
+
+
 def generate(out_dir: Path) -> list[Path]:
     """Generate both modules into ``out_dir``; return the written paths."""
     written: list[Path] = []
+    schemas = {
+        name: json.loads((SPEC_DIR / name).read_text(encoding="utf-8"))
+        for name in ("schema.json", "schema.unstable.json")
+    }
+    shared = shared_blocks(schemas["schema.json"], schemas["schema.unstable.json"])
     for spec_name, rel, unstable in (
         ("schema.json", Path("_generated.py"), False),
         ("schema.unstable.json", Path("unstable") / "_generated.py", True),
     ):
-        schema = json.loads((SPEC_DIR / spec_name).read_text(encoding="utf-8"))
-        code = ruff_format(Generator(schema, unstable).render())
+        schema = schemas[spec_name]
+        gen = Generator(schema, unstable, shared=shared if unstable else frozenset())
+        code = ruff_format(gen.render())
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(code, encoding="utf-8", newline="\n")

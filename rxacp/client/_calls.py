@@ -50,15 +50,14 @@ def coerce(spec: m.MethodSpec, request: Any) -> AcpModel:
     """``request`` as the method's params model, or a TypeError naming what was expected."""
     model = spec.params_type
     if isinstance(request, model):
-        return request
-    if isinstance(request, AcpModel) and type(request).__name__ == model.__name__:
-        return model.from_wire(request.to_wire())  # stable <-> unstable twin
+        return request  # stable and unstable share the class of every unchanged definition
     if isinstance(request, Mapping):
         return model.from_wire(dict(request))
-    raise TypeError(
-        f"{spec.python_name}() takes a {model.__name__} (or its wire dict), "
-        f"not {type(request).__name__}"
-    )
+    given = type(request)
+    name = given.__name__
+    if name == model.__name__:  # the other schema's definition, which differs from this one
+        name = f"{given.__module__.removesuffix('._generated')}.{name} (pass its .to_wire())"
+    raise TypeError(f"{spec.python_name}() takes a {model.__name__} (or its wire dict), not {name}")
 
 
 def stoppable(

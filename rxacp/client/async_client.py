@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
 
@@ -54,16 +54,6 @@ from ..schema import (
     SetSessionModeResponse,
 )
 from ..schema import methods as m
-from ..schema.unstable import (
-    DisableProviderRequest,
-    DisableProviderResponse,
-    ForkSessionRequest,
-    ForkSessionResponse,
-    ListProvidersRequest,
-    ListProvidersResponse,
-    SetProviderRequest,
-    SetProviderResponse,
-)
 from ..session import AcpObservable, AcpSession
 from ..session.adapters import check_ext_method
 from ._calls import (
@@ -79,6 +69,18 @@ from ._calls import (
 from .cancellation import CancellationSignal
 from .handlers import PermissionTracker
 from .turns import SettlingTurns
+
+if TYPE_CHECKING:  # unstable models load only when an unstable call is made
+    from ..schema.unstable import (
+        DisableProviderRequest,
+        DisableProviderResponse,
+        ForkSessionRequest,
+        ForkSessionResponse,
+        ListProvidersRequest,
+        ListProvidersResponse,
+        SetProviderRequest,
+        SetProviderResponse,
+    )
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",

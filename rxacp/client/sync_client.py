@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import reactivex
 
@@ -45,20 +45,22 @@ from ..schema import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from ..schema.unstable import (
-    DisableProviderRequest,
-    DisableProviderResponse,
-    ForkSessionRequest,
-    ForkSessionResponse,
-    ListProvidersRequest,
-    ListProvidersResponse,
-    SetProviderRequest,
-    SetProviderResponse,
-)
 from ..session import AcpSession, wait_for
 from ..session.blocking import Waiter
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
+
+if TYPE_CHECKING:  # unstable models load only when an unstable call is made
+    from ..schema.unstable import (
+        DisableProviderRequest,
+        DisableProviderResponse,
+        ForkSessionRequest,
+        ForkSessionResponse,
+        ListProvidersRequest,
+        ListProvidersResponse,
+        SetProviderRequest,
+        SetProviderResponse,
+    )
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 

@@ -219,3 +219,25 @@ def test_sync_context_manager_closes_the_connection(rig: Rig) -> None:
     with rig.sync_builder().build() as client:
         client.initialize()
     assert client.session.wait_closed(2.0) and not client.session.is_open
+
+
+def test_unstable_models_of_unchanged_definitions_are_the_stable_classes() -> None:
+    import rxacp.schema.unstable as unstable
+
+    assert unstable.PromptRequest is PromptRequest
+    request = unstable.PromptRequest.text(SID, "x")
+    from rxacp.client._calls import coerce
+
+    assert coerce(m.METHODS[m.SESSION_PROMPT], request) is request  # no wire round trip
+
+
+def test_an_unstable_model_of_a_changed_definition_is_a_type_error_saying_what_to_pass(
+    rig: Rig,
+) -> None:
+    import rxacp.schema.unstable as unstable
+
+    assert unstable.NewSessionRequest is not NewSessionRequest  # the unstable one has more fields
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    with pytest.raises(TypeError, match=r"rxacp\.schema\.unstable\.NewSessionRequest .*to_wire"):
+        client.new_session(unstable.NewSessionRequest.of("/tmp"))  # type: ignore[arg-type]

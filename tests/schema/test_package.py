@@ -38,11 +38,30 @@ def test_unstable_module_exports_all_its_defs_and_says_it_is_unstable() -> None:
     assert hasattr(unstable, "ForkSessionRequest") and not hasattr(schema, "ForkSessionRequest")
 
 
-def test_importing_the_schema_package_takes_less_than_a_second() -> None:
+def test_importing_the_schema_package_and_the_method_table_leaves_unstable_models_unloaded() -> None:
+    # Import cost is measured in benchmarks/ (cold-start row); here: the unstable models load
+    # only when an unstable method's types are first used.
     code = (
-        "import time; t = time.perf_counter(); import rxacp.schema; print(time.perf_counter() - t)"
+        "import sys, rxacp.schema, rxacp.agent, rxacp.client\n"
+        "from rxacp.schema import METHODS\n"
+        "assert all(METHODS[n].params_type for n in METHODS if not METHODS[n].unstable)\n"
+        "print('rxacp.schema.unstable' in sys.modules)\n"
+        "METHODS['session/fork'].params_type\n"
+        "print('rxacp.schema.unstable' in sys.modules)\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    assert float(proc.stdout.strip()) < 1.0
+    assert proc.stdout.split() == ["False", "True"]
+
+
+def test_unstable_module_imports_every_structurally_unchanged_stable_definition() -> None:
+    common = set(stable.__all__) & set(unstable.__all__)
+    same = {n for n in common if getattr(unstable, n) is getattr(stable, n)}
+    assert {"PromptRequest", "ContentBlock", "ToolCall", "SessionId"} <= same
+    assert len(same) >= 150  # 2.4.0: 160 of the 178 shared definitions
+    # Changed in the unstable schema (new fields), hence defined there:
+    assert unstable.SessionCapabilities is not stable.SessionCapabilities
+    assert unstable.NewSessionRequest is not stable.NewSessionRequest
+    # An unchanged class keeps the stable schema's docstring.
+    assert unstable.PromptRequest.__doc__ == stable.PromptRequest.__doc__

@@ -38,7 +38,7 @@ def test_unstable_module_exports_all_its_defs_and_says_it_is_unstable() -> None:
     assert hasattr(unstable, "ForkSessionRequest") and not hasattr(schema, "ForkSessionRequest")
 
 
-def test_importing_the_schema_package_and_the_method_table_leaves_unstable_models_unloaded() -> None:
+def test_importing_the_schema_package_and_method_table_leaves_unstable_models_unloaded() -> None:
     # Import cost is measured in benchmarks/ (cold-start row); here: the unstable models load
     # only when an unstable method's types are first used.
     code = (

@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 from datetime import timedelta
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -59,6 +60,15 @@ def test_block_times_out_with_acp_timeout_and_cancels_the_request_on_the_wire(ri
     assert _cancelled_ids(rig) == [hang_id]
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """A shell's background job (CI, nohup) starts with SIGINT ignored: make Ctrl-C raise."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_during_block_cancels_the_prompt_on_the_wire(rig: Rig) -> None:
     assert threading.current_thread() is threading.main_thread()
     client = _client(rig)

@@ -8,8 +8,8 @@ import concurrent.futures
 import os
 import signal
 import threading
-from datetime import timedelta
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest

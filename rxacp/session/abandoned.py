@@ -7,8 +7,10 @@
   (one debug log) and the engine stops sending it there; every other stray error answer stays a
   debug log.
 * An abandoned request's late answer is discarded, but someone may want to know it arrived
-  (the client holds the next prompt of a session until its disposed prompt's turn ended): the
-  callable given for it runs once, when that answer arrives or when the connection ends.
+  (the client holds the next prompt of a session until its disposed prompt's turn ended): such
+  a request is kept here, its late answer goes through the ordered inbox like any answer (so
+  it comes after the notifications that arrived before it), and its ``late`` callback runs
+  once then, or when the connection ends.
 
 This module is *not* responsible for writing anything (the outgoing-requests part does) or for
 deciding what to send when a prompt is abandoned (the client does, through ``on_abandon``).
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import AcpErrorCodes
+from .pending import PendingRequest
 
 __all__ = ["AbandonedRequests"]
 
@@ -48,22 +51,22 @@ class AbandonedRequests:
         """False once the peer answered ``$/cancel_request`` with ``-32601``: not sent again."""
         self.cancel_requests_sent = 0
         """How many ``$/cancel_request`` notifications this connection wrote."""
-        self._late: collections.OrderedDict[Any, Callable[[], None]] = collections.OrderedDict()
+        self._late: collections.OrderedDict[Any, PendingRequest] = collections.OrderedDict()
 
-    def wait_for_late_answer(self, rid: Any, callback: Callable[[], None]) -> None:
-        """Run ``callback()`` once when the answer to abandoned request ``rid`` arrives."""
-        self._late[rid] = callback
+    def wait_for_late_answer(self, state: PendingRequest, callback: Callable[[], None]) -> None:
+        """Keep abandoned ``state`` until its answer arrives, then run ``callback()`` once."""
+        state.late = callback
+        self._late[state.id] = state
         if len(self._late) > MAX_LATE_WAITERS:
             _, oldest = self._late.popitem(last=False)
             _run(oldest)
 
+    def take(self, rid: Any) -> PendingRequest | None:
+        """The abandoned request waiting for the answer ``rid`` arrived with, if any."""
+        return self._late.pop(rid, None) if self._late else None
+
     def on_stray_answer(self, rid: Any, error: dict[str, Any] | None) -> None:
-        """An answer to no pending request: a late answer, or a peer answering a notification."""
-        callback = self._late.pop(rid, None)
-        if callback is not None:
-            _log.debug("%s: discarding the late answer to abandoned request %r", self._role, rid)
-            _run(callback)
-            return
+        """An answer to no pending request: late, or a peer answering a notification."""
         if error is not None and self._answers_cancel_request(rid, error):
             self.cancel_request_supported = False
             _log.debug(
@@ -90,12 +93,12 @@ class AbandonedRequests:
         """The connection ended: release everyone still waiting for a late answer."""
         waiting = list(self._late.values())
         self._late.clear()
-        for callback in waiting:
-            _run(callback)
+        for state in waiting:
+            _run(state)
 
 
-def _run(callback: Callable[[], None]) -> None:
+def _run(state: PendingRequest) -> None:
     try:
-        callback()
+        state.run_late()
     except Exception:
-        _log.exception("a late-answer callback failed")
+        _log.exception("the late-answer callback of %s failed", state.method)

@@ -31,6 +31,7 @@ class PendingRequest:
     __slots__ = (
         "done",
         "id",
+        "late",
         "lock",
         "method",
         "observer",
@@ -65,7 +66,15 @@ class PendingRequest:
         self.done = False
         self.written = False
         self.timer: abc.DisposableBase | None = None
+        self.late: Callable[[], None] | None = None
+        """What ``on_abandon`` asked to run when the late answer arrives (see :meth:`run_late`)."""
         self.lock = threading.Lock()
+
+    def run_late(self) -> None:
+        """Run the late-answer callback once (the answer arrived, or the connection ended)."""
+        late, self.late = self.late, None
+        if late is not None:
+            late()
 
     def claim(self) -> bool:
         """Settle it once: True for the first caller (answer, dispose, timeout or close)."""

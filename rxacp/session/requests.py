@@ -186,7 +186,7 @@ class OutgoingRequests:
                 _log.exception("%s: abandoning %s failed", self._role, state.method)
                 late = None
             if late is not None:
-                self._abandoned.wait_for_late_answer(rid, late)
+                self._abandoned.wait_for_late_answer(state, late)
         abandoned = self._abandoned
         if not abandoned.cancel_request_supported:
             _log.debug(
@@ -224,6 +224,8 @@ class OutgoingRequests:
     def _on_response(self, msg: jsonrpc.Response | jsonrpc.ErrorResponse) -> None:
         state = self._pending.pop(msg.id, None) if isinstance(msg.id, int) else None
         if state is None:
+            state = self._abandoned.take(msg.id)  # a late answer someone waits for
+        if state is None:
             self.stats.stray_responses += 1
             error = msg.error if type(msg) is jsonrpc.ErrorResponse else None
             self._abandoned.on_stray_answer(msg.id, error)
@@ -238,6 +240,10 @@ class OutgoingRequests:
     ) -> None:
         if not state.claim():
             _log.debug("%s: discarding late answer to %s (%r)", self._role, state.method, state.id)
+            try:
+                state.run_late()
+            except Exception:
+                _log.exception("%s: late-answer callback of %s failed", self._role, state.method)
             return
         observer = state.observer
         try:

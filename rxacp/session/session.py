@@ -502,8 +502,12 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
             self._inbox.clear()
             self._inbox_busy = False
             for item in queued:
-                if item[0] == "r" and item[1].claim():
+                if item[0] != "r":
+                    continue
+                if item[1].claim():
                     self._emit_error(item[1], reason)
+                else:
+                    item[1].run_late()  # an abandoned request's late answer
             waiters, self._idle_waiters = self._idle_waiters, []
             for waiter in waiters:
                 if not waiter.done():

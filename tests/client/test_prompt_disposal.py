@@ -289,13 +289,19 @@ def test_a_32601_before_any_cancel_request_was_sent_marks_nothing() -> None:
 
 def test_late_answer_waiters_are_bounded_and_released_on_close() -> None:
     from rxacp.session.abandoned import MAX_LATE_WAITERS
+    from rxacp.session.pending import PendingRequest
 
     released: list[int] = []
     abandoned = AbandonedRequests("client")
     for rid in range(MAX_LATE_WAITERS + 1):
-        abandoned.wait_for_late_answer(rid, lambda rid=rid: released.append(rid))
+        state = PendingRequest(m.SESSION_PROMPT, {}, None, None, None)  # type: ignore[arg-type]
+        state.id = rid
+        abandoned.wait_for_late_answer(state, lambda rid=rid: released.append(rid))
     assert released == [0]
-    abandoned.on_stray_answer(5, None)
+    taken = abandoned.take(5)
+    assert taken is not None and abandoned.take(5) is None
+    taken.run_late()
+    taken.run_late()
     abandoned.release_all()
     assert released[:2] == [0, 5] and len(released) == MAX_LATE_WAITERS + 1
 

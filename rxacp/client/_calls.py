@@ -86,7 +86,8 @@ def stoppable(
             return not was
 
         def on_next(value: Any) -> None:
-            finish()
+            if isinstance(value, PromptResponse):  # prompt_turn() also emits its updates
+                finish()
             observer.on_next(value)
 
         def on_error(error: Exception) -> None:

@@ -48,6 +48,7 @@ from ..schema import (
     PromptResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    SessionNotification,
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     SetSessionModeRequest,
@@ -68,7 +69,8 @@ from ._calls import (
 )
 from .cancellation import CancellationSignal
 from .handlers import PermissionTracker
-from .turns import SettlingTurns
+from .streams import UpdateStream
+from .turns import SettlingTurns, with_updates
 
 if TYPE_CHECKING:  # unstable models load only when an unstable call is made
     from ..schema.unstable import (
@@ -115,8 +117,10 @@ class AcpAsyncClient:
         permissions: PermissionTracker,
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
+        update_stream: UpdateStream | None = None,
     ) -> None:
         self._session = session
+        self._updates = update_stream if update_stream is not None else UpdateStream()
         self._client_capabilities = client_capabilities
         self._client_info = client_info
         self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
@@ -417,19 +421,58 @@ class AcpAsyncClient:
         :data:`~rxacp.client.turns.SETTLE_BOUND` seconds), so the agent has ended the old turn
         when it gets the new one. Disposal after the answer sends nothing.
         """
+        return self._prompt(request, stop, updates=False)
+
+    def prompt_turn(
+        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> AcpObservable[AcpModel]:
+        """``session/prompt`` as a stream: every ``SessionUpdate`` of the turn (the models, in
+        order), then the ``PromptResponse``, then completion. Cold: each subscription is a new
+        turn, and only updates that arrive while it is in flight are its own::
+
+            subscribe ──prompt──▶
+            emits     ──u──u──u──R|               (u: SessionUpdate; R: PromptResponse)
+            stop.cancel()  ──u──C──u──R(cancelled)|   (C: session/cancel, sent once)
+            dispose   ──u──|  → session/cancel, then $/cancel_request (each once, if written)
+
+        Disposal cancels the turn exactly as for :meth:`prompt` (and the session's next prompt
+        waits until the agent ended it); ``stop`` works as for :meth:`prompt`. The updates
+        also reach the registered consumers and :meth:`updates` subscribers. Emitted on the
+        connection's loop; do not block there.
+        """
+        return self._prompt(request, stop, updates=True)
+
+    def updates(self, session_id: str | None = None) -> AcpObservable[SessionNotification]:
+        """A **hot** Observable of every ``SessionNotification`` this client receives (only
+        ``session_id``'s when given), in arrival order, emitted on the connection's loop before
+        the consumers see it. Subscribing late sees only later updates; it completes when the
+        connection ends::
+
+            updates()         ──n──n──n──n──n──|
+            updates("s1")     ──n─────n─────n──|      (s1's only)
+            subscribed later         ──n──n──|
+
+        A subscriber runs on the loop: a slow one delays the connection (and so the reading of
+        the agent's output, which is the back-pressure). ``observe_on`` hands updates to another
+        thread through RxPY's own unbounded queue.
+        """
+        return self._updates.observable(session_id)
+
+    def _prompt(
+        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None, updates: bool
+    ) -> AcpObservable[Any]:
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
         settling = self._settling
-        source = settling.hold(
-            session_id,
-            self._call(
-                m.SESSION_PROMPT,
-                params,
-                timeout=self._prompt_timeout,
-                on_abandon=lambda: settling.abandon(session_id),
-            ),
-            stop,
+        source = self._call(
+            m.SESSION_PROMPT,
+            params,
+            timeout=self._prompt_timeout,
+            on_abandon=lambda: settling.abandon(session_id),
         )
+        if updates:
+            source = with_updates(self._updates, session_id, source)
+        source = settling.hold(session_id, source, stop)
         if stop is None:
             return source
         return stoppable(source, stop, lambda: self.cancel(session_id))

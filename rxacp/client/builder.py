@@ -241,6 +241,7 @@ class _ClientBuilderBase(Generic[_Client]):
             permissions=permissions,
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
+            update_stream=self._handlers.update_stream,
         )
 
 

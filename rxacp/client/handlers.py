@@ -19,10 +19,11 @@ for deciding when to cancel (the client does).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import reactivex
 from reactivex import operators as ops
@@ -44,6 +45,7 @@ from ..schema.methods import (
 )
 from ..session import AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
+from .streams import UpdateStream
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -91,6 +93,8 @@ class ClientHandlers:
         self.ext_requests: dict[str, Callable[[Any], Any]] = {}
         self.ext_notifications: dict[str, Callable[[Any], Any]] = {}
         self.update_consumers: list[Consumer] = []
+        self.update_stream = UpdateStream()
+        """Every ``session/update``, hot (``AcpAsyncClient.updates()`` / ``prompt_turn()``)."""
         self.elicitation_complete_consumers: list[Consumer] = []
         self.close_listeners: list[Callable[[], object]] = []
         """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
@@ -181,9 +185,12 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
         session.set_request_handler(method, _ext_request_handler(session, method, fn, handlers))
     for method, fn in handlers.ext_notifications.items():
         session.set_notification_handler(method, _ext_notification_handler(fn))
+    stream = handlers.update_stream
     session.set_notification_handler(
-        SESSION_UPDATE, _consumers_handler(SessionNotification, handlers.update_consumers)
+        SESSION_UPDATE,
+        _consumers_handler(SessionNotification, handlers.update_consumers, stream),
     )
+    session.add_close_listener(lambda _reason: stream.complete())
     session.set_notification_handler(
         ELICITATION_COMPLETE,
         _consumers_handler(
@@ -286,15 +293,18 @@ def _ext_notification_handler(
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         result = fn(note.params if note.params is not None else {})
-        return result if isinstance(result, reactivex.Observable) else None
+        if isinstance(result, reactivex.Observable) or inspect.isawaitable(result):
+            return as_observable(result)  # holds the next notification until it finished
+        return None
 
     return handle
 
 
 def _consumers_handler(
-    model: type[AcpModel], consumers: list[Consumer]
+    model: type[AcpModel], consumers: list[Consumer], stream: UpdateStream | None = None
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
-    """Deliver a notification to every consumer in registration order.
+    """Deliver a notification to ``stream`` (if given), then to every consumer in
+    registration order.
 
     A consumer that returns an Observable holds the following consumers (and, through the
     engine's ordered delivery, the next notification) until it completes. A failing consumer is
@@ -308,6 +318,8 @@ def _consumers_handler(
             except Exception:
                 _log.exception("a %s consumer failed", model.__name__)
                 continue
+            if inspect.isawaitable(result):  # an async def consumer: awaited on the loop
+                result = as_observable(result)
             if isinstance(result, reactivex.Observable):
                 rest = index + 1
 
@@ -326,10 +338,13 @@ def _consumers_handler(
         return None
 
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
-        if not consumers:
+        observed = stream is not None and stream.observed
+        if not consumers and not observed:
             return None
         params: Any = note.params if isinstance(note.params, Mapping) else {}
         value = model.from_wire(params)
+        if observed and stream is not None:
+            stream.emit(cast(SessionNotification, value))
         return run_from(value, 0)
 
     return handle

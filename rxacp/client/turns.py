@@ -21,16 +21,48 @@ from typing import Any
 from reactivex import abc
 from reactivex.disposable import Disposable
 
-from ..schema import PromptResponse
+from ..schema import PromptResponse, SessionNotification
 from ..session import AcpObservable, AcpSession
 from .cancellation import CancellationSignal
+from .streams import UpdateStream
 
-__all__ = ["SETTLE_BOUND", "SettlingTurns"]
+__all__ = ["SETTLE_BOUND", "SettlingTurns", "with_updates"]
 
 _log = logging.getLogger("rxacp.client")
 
 SETTLE_BOUND = 10.0
 """Seconds a new prompt waits at most for the late answer of its session's disposed prompt."""
+
+
+def with_updates(
+    stream: UpdateStream, session_id: str, prompt: AcpObservable[Any]
+) -> AcpObservable[Any]:
+    """``prompt`` preceded by the ``SessionUpdate`` models of its session that arrive while it is in
+    flight. Subscribe it on the loop (:meth:`SettlingTurns.hold` does), right before the prompt
+    is written, so the tap starts with the turn::
+
+        ──u1──u2──u3──R|     (u: SessionUpdate models; R: the PromptResponse)
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        def on_update(notification: SessionNotification) -> None:
+            if notification.session_id == session_id:
+                observer.on_next(notification.update)
+
+        remove = stream.tap(on_update)
+        inner = prompt.subscribe(
+            observer.on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+        )
+
+        def dispose() -> None:
+            remove()
+            inner.dispose()
+
+        return Disposable(dispose)
+
+    return AcpObservable(subscribe)
 
 
 class _Settling:

@@ -1,8 +1,9 @@
 """Small rules shared by the client and the agent layers (which must not import each other).
 
 - :func:`check_ext_method`: ACP reserves method names starting with ``_`` for extensions;
-- :func:`as_observable`: an async handler's return value (an Observable, an awaitable or a
-  plain value) as an Observable.
+- :func:`as_observable`: a handler's return value (an Observable, an awaitable or a plain
+  value) as an Observable; an awaitable (an ``async def`` handler's coroutine) is awaited on
+  the connection's loop, from whichever thread the handler ran on (:func:`to_future`).
 
 This module is *not* responsible for routing or running handlers; see ``dispatch.py``.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 import reactivex
 
-__all__ = ["as_observable", "check_ext_method"]
+__all__ = ["as_observable", "check_ext_method", "to_future"]
 
 
 def check_ext_method(method: Any, where: str = "") -> str:
@@ -32,11 +33,33 @@ def check_ext_method(method: Any, where: str = "") -> str:
     return method
 
 
-def as_observable(value: Any) -> reactivex.Observable[Any]:
+def as_observable(
+    value: Any, loop: asyncio.AbstractEventLoop | None = None
+) -> reactivex.Observable[Any]:
     """``value`` as an Observable: an Observable as is, an awaitable's result once it completes
-    (scheduled on the running loop), anything else as ``-value|``."""
+    (awaited on ``loop``, default the running loop; see :func:`to_future`), anything else as
+    ``-value|``. Disposing before an awaitable finished cancels it."""
     if isinstance(value, reactivex.Observable):
         return value
     if inspect.isawaitable(value):
-        return reactivex.from_future(asyncio.ensure_future(value))
+        return reactivex.from_future(to_future(value, loop))
     return reactivex.just(value)
+
+
+def to_future(awaitable: Any, loop: asyncio.AbstractEventLoop | None = None) -> Any:
+    """Schedule ``awaitable`` on ``loop``: an asyncio future when called on that loop (or when
+    ``loop`` is ``None``: the running loop), else a ``concurrent.futures.Future`` from
+    ``run_coroutine_threadsafe`` (a blocking handler's worker thread handing it over)."""
+    if loop is None:
+        return asyncio.ensure_future(awaitable)
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        return asyncio.ensure_future(awaitable)
+
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run_coroutine_threadsafe(wait(), loop)

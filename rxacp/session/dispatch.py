@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import inspect
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -27,6 +28,7 @@ from ..errors import (
     AcpProtocolException,
     exception_to_error,
 )
+from .adapters import as_observable
 from .incoming import IncomingNotification, IncomingRequest
 from .observable import AcpObservable
 from .pending import PendingRequest, to_wire_value
@@ -275,7 +277,9 @@ class IncomingDispatch:
     def run_blocking(self, fn: Callable[[], _T], *, name: str | None = None) -> AcpObservable[_T]:
         """A cold Observable that runs ``fn`` on the worker pool and emits its result.
 
-        ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. Disposing discards the result
+        ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. When ``fn`` returns an
+        awaitable (it is an ``async def`` handler given to a blocking API), that is awaited on
+        the connection's loop and its outcome emitted. Disposing discards the result
         (a running thread cannot be stopped; the handler should poll its cancellation state);
         disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
         (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
@@ -287,6 +291,7 @@ class IncomingDispatch:
         ) -> abc.DisposableBase:
             disposed = [False]
             returned = [False]  # fn is over: disposal from here on is no abandonment
+            awaited: list[abc.DisposableBase | None] = [None]
 
             def work() -> None:
                 if disposed[0]:
@@ -299,9 +304,16 @@ class IncomingDispatch:
                         observer.on_error(exc)
                     return
                 returned[0] = True
-                if not disposed[0]:
-                    observer.on_next(value)
-                    observer.on_completed()
+                if disposed[0]:
+                    return
+                if inspect.isawaitable(value) and not isinstance(value, reactivex.Observable):
+                    # an async def handler given to a blocking API: awaited on the loop
+                    awaited[0] = as_observable(value, self.loop).subscribe(observer)
+                    if disposed[0]:
+                        awaited[0].dispose()
+                    return
+                observer.on_next(value)
+                observer.on_completed()
 
             try:
                 task = self._workers.submit(
@@ -313,6 +325,8 @@ class IncomingDispatch:
 
             def dispose() -> None:
                 disposed[0] = True
+                if awaited[0] is not None:
+                    awaited[0].dispose()
                 if not returned[0] and task.state == "running":  # queued: skipped by work()
                     self._workers.abandon(task)
 

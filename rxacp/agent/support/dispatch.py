@@ -17,7 +17,6 @@ This module is *not* responsible for finding handlers or checking signatures.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from reactivex import operators as ops
 
 from ...errors import AcpErrorCodes, AcpProtocolException
 from ...schema import AcpModel, PromptResponse
+from ...session.adapters import to_future
 from ..context import PromptContext
 from .discovery import ExceptionHandlerDef, most_specific
 from .invocation import InvocationContext, ReturnValueHandler
@@ -205,14 +205,7 @@ class Dispatcher:
 
     def _future(self, awaitable: Any) -> Any:
         assert self.agent is not None
-        session = self.agent.session
-        if session.runner.in_loop():
-            return asyncio.ensure_future(awaitable)
-
-        async def wait() -> Any:
-            return await awaitable
-
-        return asyncio.run_coroutine_threadsafe(wait(), session.loop)
+        return to_future(awaitable, self.agent.session.loop)
 
     def _final(self, value: Any, inv: InvocationContext, target: Target) -> Any:
         if isinstance(value, BaseException):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import enum
 import json
 import logging
-import os
 from typing import Any
 
 import pydantic
@@ -256,24 +255,22 @@ def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpCon
     return AcpConnectionException(reason, **kwargs)
 
 
-def exception_to_error(exc: BaseException) -> dict[str, Any]:
+def exception_to_error(exc: BaseException, method: str | None = None) -> dict[str, Any]:
     """Map any exception raised by a handler to a JSON-RPC error object.
 
     - :class:`AcpProtocolException` keeps its code, message and data: the handler chose them
       deliberately, so they go on the wire as raised (do not put secrets there);
-    - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data,
-      *without* the rejected input values, URLs or context (the input may hold file contents);
-    - :class:`AcpCapabilityException` is ``-32601``-free: it is ``-32603`` naming the capability
-      (a handler asked the peer for something it does not offer);
-    - :class:`AcpConnectionException` is ``-32603`` with its reason and exit code only (never
+    - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data
+      (at most 20 entries and a count), *without* the rejected input values, URLs or context;
+    - rxacp's own exceptions are ``-32603`` with a text built only from their fixed fields:
+      :class:`AcpCapabilityException` names the capability, :class:`AcpTimeoutException` the
+      method and the limit, :class:`AcpConnectionException` the exit code (never its reason or
       the peer's stderr tail);
-    - anything else is ``-32603`` with ``"Internal error: <Type>: <text>"`` and **no data**.
-
-    Redaction policy for that last case (an unexpected exception is not meant for the peer):
-    only the first line of the exception's text is kept (so no stack trace, no multi-line file
-    contents), any value of an environment variable of 6 characters or more that appears in it
-    is replaced by ``$NAME``, and the whole message is cut to 300 characters. The traceback is
-    logged locally (logger ``rxacp.errors``, debug level), never sent.
+    - anything else is ``-32603`` ``"Internal error: <Type> (details logged, not sent)"`` with
+      **no data**: not one character of the exception's text goes to the peer (``int(token)``,
+      ``KeyError(token)`` or ``FileNotFoundError(path)`` put the token or the local path in
+      it). The exception and its traceback go to the local log (logger ``rxacp.errors``,
+      warning level), with ``method`` when given.
     """
     if isinstance(exc, AcpProtocolException):
         error: dict[str, Any] = {"code": exc.code, "message": exc.message}
@@ -288,31 +285,20 @@ def exception_to_error(exc: BaseException) -> dict[str, Any]:
             "message": "Invalid params",
             "data": validation_errors(exc),
         }
-    if isinstance(exc, AcpConnectionException):
-        text = exc.reason if exc.exit_code is None else f"{exc.reason} (exit code {exc.exit_code})"
-        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": _redact(text)}
-    if isinstance(exc, AcpException):
-        return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": _redact(str(exc))}
-    _log.debug("handler failed", exc_info=exc)
-    text = _redact(str(exc))
-    message = f"Internal error: {type(exc).__name__}" + (f": {text}" if text else "")
-    return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": message[:_MAX_MESSAGE]}
-
-
-_MAX_MESSAGE = 300
-_MIN_SECRET_LEN = 6
-
-
-def _redact(text: str) -> str:
-    """First line of ``text``, environment values replaced by ``$NAME``, bounded (see above)."""
-    line = text.strip().split("\n", 1)[0].strip()[: _MAX_MESSAGE * 4]
-    values = sorted(
-        ((v, k) for k, v in os.environ.items() if len(v) >= _MIN_SECRET_LEN and v in line),
-        key=lambda item: -len(item[0]),
-    )
-    for value, name in values:
-        line = line.replace(value, f"${name}")
-    return line[:_MAX_MESSAGE]
+    name = type(exc).__name__
+    if isinstance(exc, AcpCapabilityException):
+        detail = f": the peer did not advertise {exc.capability!r}"
+    elif isinstance(exc, AcpTimeoutException):
+        detail = f": {exc.method} timed out after {exc.timeout_seconds:g} s"
+    elif isinstance(exc, AcpConnectionException):
+        detail = ": the connection ended" + (
+            f" (exit code {exc.exit_code})" if exc.exit_code is not None else ""
+        )
+    else:
+        detail = " (details logged, not sent)"
+        where = f"the {method} handler" if method else "a handler"
+        _log.warning("%s failed; answered -32603 Internal error: %s", where, name, exc_info=exc)
+    return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": f"Internal error: {name}{detail}"}
 
 
 def error_to_exception(error: Any) -> AcpProtocolException:

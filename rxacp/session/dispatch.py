@@ -148,7 +148,7 @@ class IncomingDispatch:
             _log.debug("%s: dropping answer to %s: connection closed", self._role, req.method)
             return
         if error is not None:
-            err = error if isinstance(error, dict) else exception_to_error(error)
+            err = error if isinstance(error, dict) else exception_to_error(error, req.method)
             self._write(jsonrpc.error_obj(req.id, err))
             return
         try:

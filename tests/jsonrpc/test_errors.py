@@ -113,8 +113,10 @@ def test_generic_exception_is_internal_error_without_traceback() -> None:
     assert set(error) == {"code", "message"}
 
 
-def test_generic_exception_without_text_is_named_by_type() -> None:
-    assert exception_to_error(RuntimeError())["message"] == "Internal error: RuntimeError"
+def test_generic_exception_is_named_by_type_and_its_text_is_not_sent() -> None:
+    expected = "Internal error: RuntimeError (details logged, not sent)"
+    assert exception_to_error(RuntimeError())["message"] == expected
+    assert exception_to_error(RuntimeError("/home/me/secret"))["message"] == expected
 
 
 def test_generic_exception_message_is_bounded() -> None:

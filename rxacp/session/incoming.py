@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from reactivex import abc
 
 if TYPE_CHECKING:
+    from .dispatch import InFlightRequests
     from .session import AcpSession
 
 __all__ = ["CancelRequestHook", "IncomingNotification", "IncomingRequest"]
@@ -32,6 +33,7 @@ class IncomingRequest:
         "_lock",
         "_session",
         "_subscription",
+        "_table",
         "answered",
         "cancel_hook",
         "id",
@@ -39,8 +41,16 @@ class IncomingRequest:
         "params",
     )
 
-    def __init__(self, session: AcpSession, id: int | str | None, method: str, params: Any) -> None:
+    def __init__(
+        self,
+        session: AcpSession,
+        table: InFlightRequests,
+        id: int | str | None,
+        method: str,
+        params: Any,
+    ) -> None:
         self._session = session
+        self._table = table
         self.id = id
         """The request id, exactly as the peer sent it."""
         self.method = method
@@ -64,14 +74,14 @@ class IncomingRequest:
         """
         if not self._claim():
             return False
-        self._session._write_answer(self, result=result)
+        self._table.write_answer(self, result=result)
         return True
 
     def respond_error(self, error: BaseException | dict[str, Any]) -> bool:
         """Answer with an error (an exception, mapped, or a wire error object); thread-safe."""
         if not self._claim():
             return False
-        self._session._write_answer(self, error=error)
+        self._table.write_answer(self, error=error)
         return True
 
     def _claim(self) -> bool:
@@ -81,6 +91,14 @@ class IncomingRequest:
             self.answered = True
         self.dispose_handler()
         return True
+
+    def attach(self, subscription: abc.DisposableBase) -> None:
+        """Keep the handler's subscription until the answer; dispose it now if already answered."""
+        with self._lock:
+            if not self.answered:
+                self._subscription = subscription
+                return
+        subscription.dispose()
 
     def dispose_handler(self) -> None:
         """Dispose the handler's subscription (idempotent)."""

@@ -19,9 +19,12 @@ Threads: all state lives on the connection's event loop (see :class:`LoopRunner`
 may be called from any thread and hand their work to the loop. Timers run on the injectable
 ``scheduler``.
 
-The engine is split by concern: this module holds the connection's lifecycle (start, close,
-EOF), frame intake and writing; ``requests.py`` the outgoing requests, ``dispatch.py`` incoming
-requests, notifications and the ordered inbox, ``backpressure.py`` the producer gate.
+The engine is composed of parts with their own state, each taking the callables it writes
+through: this module holds the connection's lifecycle (start, close, EOF) and registration;
+:class:`Wire` (``wire.py``) the frames in and out, :class:`PendingRequests` (``requests.py``)
+the outgoing requests, :class:`Inbox` (``inbox.py``) the ordered notifications and answers,
+:class:`InFlightRequests` (``dispatch.py``) the incoming requests, ``backpressure.py`` the
+producer gate.
 
 This module is *not* responsible for ACP semantics (prompt turns, capabilities, typed handler
 registration): those live in ``rxacp.client`` and ``rxacp.agent``.
@@ -30,7 +33,6 @@ registration): those live in ``rxacp.client`` and ``rxacp.agent``.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -39,40 +41,27 @@ from typing import Any, TypeVar
 from reactivex import abc
 from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 
-from .. import jsonrpc
 from .._durations import Duration, to_seconds
-from ..errors import (
-    AcpConnectionException,
-    AcpErrorCodes,
-    AcpException,
-)
-from ..transport.base import AcpTransport, Frame, TransportClosed
-from .abandoned import AbandonedRequests
+from ..errors import AcpConnectionException, AcpException
+from ..transport.base import AcpTransport
 from .backpressure import GatedRunner, OutboundGate
-from .dispatch import IncomingDispatch, NotificationHandler, RequestHandler
-from .incoming import IncomingRequest
+from .dispatch import InFlightRequests, RequestHandler, run_blocking
+from .inbox import Inbox, NotificationHandler
 from .loop import LoopRunner
-from .pending import PendingRequest
-from .requests import CANCEL_REQUEST, OutgoingRequests
+from .observable import AcpObservable
+from .requests import CANCEL_REQUEST, DEFAULT_TIMEOUT, PendingRequests
+from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
 from .stats import SessionStats
+from .wire import Wire
 from .workers import WorkerPool
 
-__all__ = [
-    "CANCEL_REQUEST",
-    "AcpSession",
-    "NotificationHandler",
-    "RequestHandler",
-    "SessionStats",
-]
+__all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
 
 _log = logging.getLogger("rxacp.session")
-_wire = logging.getLogger("rxacp.wire")
-
-
 _T = TypeVar("_T")
 
 
-class AcpSession(OutgoingRequests, IncomingDispatch):
+class AcpSession:
     """The JSON-RPC engine of one connection (used by both clients and agents).
 
     Args:
@@ -114,29 +103,38 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
             self._runner.loop
         )
-        self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._workers = WorkerPool(max_workers, name=f"rxacp-{role}-worker")
-        self._request_handlers: dict[str, RequestHandler] = {}
-        self._notification_handlers: dict[str, tuple[NotificationHandler, bool]] = {}
-        self.unhandled_request_hint: Callable[[str], str | None] | None = None
-        self._pending: dict[int, PendingRequest] = {}
-        self._abandoned = AbandonedRequests(role)
-        self._incoming: dict[Any, IncomingRequest] = {}
-        self._next_id = 0
-        self._inbox: collections.deque[tuple[Any, ...]] = collections.deque()
-        self._inbox_busy = False
-        self._idle_waiters: list[asyncio.Future[None]] = []
-        self._state = "new"  # new → starting → open → closing → closed
+        self._conn = ConnectionState()
+        self._wire = Wire(
+            transport,
+            self._conn,
+            self._gate,
+            self.stats,
+            role=role,
+            on_eof=lambda reason: self._shutdown(reason, hard=False),
+            on_first_write=self._ensure_started,
+        )
+        self._pending = PendingRequests(
+            self._conn,
+            self._runner,
+            self.scheduler,
+            self._wire.send,
+            role=role,
+            request_timeout=to_seconds(request_timeout, name="request_timeout"),
+            stats=self.stats,
+        )
+        self._inbox = Inbox(self, self._runner, self._pending.deliver, role=role)
+        self._in_flight = InFlightRequests(
+            self, self._conn, self._runner, self._wire.send, self._wire.write, role=role
+        )
+        self._wire.route(self._pending, self._inbox, self._in_flight)
         self._state_lock = threading.Lock()
-        self._early_frames: list[Frame] = []
         self._started = threading.Event()
+        self._start_task: asyncio.Task[None] | None = None
         self._start_error: BaseException | None = None
-        self._closed_error: AcpConnectionException | None = None
-        self._close_listeners: list[Callable[[AcpConnectionException], None]] = []
-        self._terminated = threading.Event()
         self._close_called = False
         self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
-        self._objects = transport.carries_objects
+        self._eof_task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -157,17 +155,17 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
     @property
     def request_timeout(self) -> float | None:
         """Default timeout of outgoing requests in seconds (``None``: none)."""
-        return self._request_timeout
+        return self._pending.request_timeout
 
     @property
     def is_open(self) -> bool:
         """True until the connection closed (EOF, error or close)."""
-        return self._state not in ("closing", "closed")
+        return not self._conn.refusing
 
     @property
     def closed_error(self) -> AcpConnectionException | None:
         """Why the connection ended, once it has."""
-        return self._closed_error
+        return self._conn.error
 
     @property
     def pending_request_count(self) -> int:
@@ -177,7 +175,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
     @property
     def incoming_request_count(self) -> int:
         """Incoming requests not answered yet."""
-        return len(self._incoming)
+        return len(self._in_flight)
 
     @property
     def outbound_paused(self) -> bool:
@@ -189,7 +187,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
     # ------------------------------------------------------------------ registration
     def set_request_handler(self, method: str, handler: RequestHandler) -> None:
         """Register the handler of incoming requests for ``method`` (replacing any)."""
-        self._request_handlers[method] = handler
+        self._in_flight.handlers[method] = handler
 
     def set_notification_handler(
         self, method: str, handler: NotificationHandler, *, ordered: bool = True
@@ -199,96 +197,90 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         ``ordered=False`` runs it as soon as the notification arrives, ahead of queued ones
         (used for cancellation, which must not wait behind a slow consumer).
         """
-        self._notification_handlers[method] = (handler, ordered)
+        self._inbox.handlers[method] = (handler, ordered)
 
     def has_request_handler(self, method: str) -> bool:
         """True when incoming ``method`` requests have a handler."""
-        return method in self._request_handlers
+        return method in self._in_flight.handlers
 
-    # ------------------------------------------------------------------ lifecycle
+    @property
+    def unhandled_request_hint(self) -> Callable[[str], str | None] | None:
+        """What to add to the ``-32601`` answer of a request without a handler."""
+        return self._in_flight.unhandled_hint
+
+    @unhandled_request_hint.setter
+    def unhandled_request_hint(self, hint: Callable[[str], str | None] | None) -> None:
+        self._in_flight.unhandled_hint = hint
+
+    # ------------------------------------------------------------------ start
     def start(self, timeout: float = 30.0) -> None:
         """Start the transport. Idempotent and thread-safe.
 
         From any thread but the loop's it blocks until the transport started and raises
-        :class:`AcpConnectionException` if it could not. On the loop thread it schedules the start
-        (frames sent meanwhile are queued); use :meth:`start_async` there to wait.
+        :class:`AcpConnectionException` if it could not, or did not within ``timeout`` seconds.
+        On the loop thread it schedules the start (frames sent meanwhile are queued); use
+        :meth:`start_async` there to wait.
         """
-        if self._begin_start():
-            if self._runner.in_loop():
-                self._start_in_background()
-                return
+        if self._runner.in_loop():
+            self._ensure_started()
+            return
+        if not self._started.is_set():
             try:
-                self._runner.run(self._start_async(), timeout)
+                self._runner.run(self.start_async(), timeout)
             except AcpException:
                 raise
+            except TimeoutError as exc:
+                message = f"transport did not start within {timeout:g} s"
+                raise AcpConnectionException(message) from exc
             except BaseException as exc:
                 raise AcpConnectionException(f"transport failed to start: {exc}") from exc
-            return
-        if not self._runner.in_loop():
-            self._started.wait(timeout)
-        if self._start_error is not None:
-            raise AcpConnectionException(f"transport failed to start: {self._start_error}")
+        self._raise_start_error()
 
     async def start_async(self) -> None:
-        """Start the transport from code running on the connection's loop."""
-        if self._begin_start():
-            await self._start_async()
-        elif not self._started.is_set():
-            while not self._started.is_set():  # another caller is starting it on this loop
-                await asyncio.sleep(0.001)
-        if self._start_error is not None:
-            raise AcpConnectionException(f"transport failed to start: {self._start_error}")
+        """Start the transport from code running on the connection's loop, and wait for it."""
+        self._ensure_started()
+        task = self._start_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+        self._raise_start_error()
 
-    def _begin_start(self) -> bool:
-        with self._state_lock:
-            if self._state != "new":
-                return False
-            self._state = "starting"
-            return True
-
-    async def _start_async(self) -> None:
-        try:
-            await self._transport.start(self.loop, self)
-        except BaseException as exc:
-            self._start_error = exc
-            self._started.set()
-            self._shutdown(AcpConnectionException(f"transport failed to start: {exc}"), hard=True)
-            if isinstance(exc, AcpException):
-                raise
-            raise AcpConnectionException(f"transport failed to start: {exc}") from exc
-        if self._state == "starting":
-            self._state = "open"
-        early, self._early_frames = self._early_frames, []
-        for frame in early:
-            self._transport.send(frame)
-        self._started.set()
+    def _raise_start_error(self) -> None:
+        error = self._start_error
+        if isinstance(error, AcpException):
+            raise error
+        if error is not None:
+            raise AcpConnectionException(f"transport failed to start: {error}") from error
 
     def _ensure_started(self) -> None:
-        if self._state == "new" and self._begin_start():
-            self._start_in_background()
+        """Start in the background (on the loop) unless started already."""
+        with self._state_lock:
+            if self._conn.phase != NEW:
+                return
+            self._conn.phase = STARTING
+        self._start_task = self.loop.create_task(self._start_transport())
 
-    def _start_in_background(self) -> None:
-        task = self.loop.create_task(self._start_async())
-        # the failure is reported to every pending request; retrieve it so asyncio stays quiet
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    async def _start_transport(self) -> None:
+        try:
+            await self._wire.start(self.loop)
+        except BaseException as exc:  # reported to every caller waiting and every request
+            self._start_error = exc
+            self._shutdown(AcpConnectionException(f"transport failed to start: {exc}"), hard=True)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._started.set()
 
+    # ------------------------------------------------------------------ close
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
         """Call ``listener(reason)`` on the loop when the connection ends (now, if it has)."""
-        if self._closed_error is not None and self._terminated.is_set():
-            listener(self._closed_error)  # already over (the loop may be gone)
-            return
-
-        def add() -> None:
-            if self._closed_error is not None:
-                listener(self._closed_error)
-            else:
-                self._close_listeners.append(listener)
-
-        self._runner.call(add)
+        if self._conn.error is not None and self._conn.terminated.is_set():
+            listener(self._conn.error)  # already over (the loop may be gone)
+        else:
+            self._runner.call(lambda: self._conn.add_listener(listener))
 
     def wait_closed(self, timeout: float | None = None) -> bool:
         """Block until the connection ended; False if ``timeout`` passed first."""
-        return self._terminated.wait(timeout)
+        return self._conn.terminated.wait(timeout)
 
     async def wait_closed_async(self) -> None:
         """Wait (in any asyncio loop) until the connection ended.
@@ -297,19 +289,7 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         transport to finish closing (for a spawned agent: until the process is gone), so a
         caller's loop may stop right after it.
         """
-        if not self._terminated.is_set():
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[None] = loop.create_future()
-
-            def resolve() -> None:
-                if not future.done():
-                    future.set_result(None)
-
-            def done(_: AcpConnectionException) -> None:
-                loop.call_soon_threadsafe(resolve)
-
-            self.add_close_listener(done)
-            await future
+        await self._conn.wait_terminated(self._runner.call)
         task = self._close_task
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             await asyncio.shield(task)
@@ -319,52 +299,45 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
         """
-        with self._state_lock:
-            if self._close_called:
-                return
-            self._close_called = True
-        if self._runner.in_loop():
-            self._close_task = self.loop.create_task(self._close_then_finish(self._close_async()))
-            return
-        try:
-            self._runner.run(self._close_async(), timeout)
-        except Exception:  # pragma: no cover - best effort
-            _log.debug("close did not finish cleanly", exc_info=True)
-        self._finish_close()
+        self._close_once(self._close_async, timeout)
 
     async def aclose(self) -> None:
-        """Close from code running on the connection's loop."""
-        with self._state_lock:
-            if self._close_called:
-                return
-            self._close_called = True
-        await self._close_async()
+        """Close at once, from code running on the connection's loop."""
+        if self._claim_close():
+            await self._close_async()
 
     def close_gracefully(self, timeout: float | None = None) -> None:
         """Stop taking new work, let queued notifications drain and writes flush, then close.
 
         The drain is bounded by ``timeout`` (default: the request timeout, or 60 s).
         """
+        bound = timeout if timeout is not None else (self._pending.request_timeout or 60.0)
+        self._close_once(lambda: self._close_gracefully_async(bound), bound + 10.0)
+
+    def _claim_close(self) -> bool:
         with self._state_lock:
             if self._close_called:
-                return
+                return False
             self._close_called = True
-        bound = timeout if timeout is not None else (self._request_timeout or 60.0)
+            return True
+
+    def _close_once(self, closing: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
+        if not self._claim_close():
+            return
         if self._runner.in_loop():
-            closing = self._close_gracefully_async(bound)
-            self._close_task = self.loop.create_task(self._close_then_finish(closing))
+            self._close_task = self.loop.create_task(self._close_then_finish(closing()))
             return
         try:
-            self._runner.run(self._close_gracefully_async(bound), bound + 10.0)
+            self._runner.run(closing(), timeout)
         except Exception:  # pragma: no cover - best effort
-            _log.debug("graceful close did not finish cleanly", exc_info=True)
+            _log.debug("close did not finish cleanly", exc_info=True)
         self._finish_close()
 
     async def _close_gracefully_async(self, bound: float) -> None:
-        if self._state == "open":
-            self._state = "closing"
+        if self._conn.phase == OPEN:
+            self._conn.phase = CLOSING
         try:
-            await asyncio.wait_for(self._inbox_idle(), bound)
+            await asyncio.wait_for(self._inbox.wait_idle(), bound)
             await asyncio.wait_for(self._transport.drain(), bound)
         except TimeoutError:
             _log.warning("graceful close: drain did not finish within %.1f s", bound)
@@ -372,11 +345,13 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
 
     async def _close_async(self, reason: str = "connection closed") -> None:
         self._shutdown(AcpConnectionException(reason), hard=True)
-        if self._state != "new":
-            try:
-                await self._transport.close()
-            except Exception:  # pragma: no cover - transports should not fail to close
-                _log.warning("transport failed to close", exc_info=True)
+        await self._close_transport()
+
+    async def _close_transport(self) -> None:
+        try:
+            await self._transport.close()
+        except Exception:  # pragma: no cover - transports should not fail to close
+            _log.warning("transport failed to close", exc_info=True)
 
     async def _close_then_finish(self, closing: Coroutine[Any, Any, None]) -> None:
         """Close from a task on our own loop, then release the workers and the loop."""
@@ -389,132 +364,73 @@ class AcpSession(OutgoingRequests, IncomingDispatch):
         self._workers.shutdown()
         self._runner.stop()
 
-    # ------------------------------------------------------------------ FrameReceiver
-    def on_frame(self, frame: Frame) -> None:
-        """Transport callback (loop thread): one incoming message."""
-        if _wire.isEnabledFor(logging.DEBUG):
-            _wire.debug("%s <- %s", self._role, frame)
-        try:
-            msg = jsonrpc.parse_message(frame)
-        except jsonrpc.ParseError as exc:
-            self.stats.parse_errors += 1
-            self._write_error(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
-            return
-        except jsonrpc.InvalidMessage as exc:
-            self.stats.invalid_messages += 1
-            if exc.answerable:
-                self._write_error(
-                    exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
-                )
-            else:
-                _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
-            return
-        kind = type(msg)
-        if kind is jsonrpc.Notification:
-            self._on_notification(msg)  # type: ignore[arg-type]
-        elif kind is jsonrpc.Request:
-            self._on_request(msg)  # type: ignore[arg-type]
-        else:
-            self._on_response(msg)  # type: ignore[arg-type]
-
-    def on_frame_too_large(self, size: int) -> None:
-        """Transport callback: an oversized line was discarded."""
-        self.stats.oversized_frames += 1
-        _log.warning(
-            "%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size
-        )
-        self._write_error(
-            None,
-            AcpErrorCodes.PARSE_ERROR,
-            f"Parse error: message of {size} bytes exceeds the size cap",
-        )
-
-    def on_write_paused(self) -> None:
-        """Optional transport callback: the write buffer passed its high-water mark."""
-        self._gate.pause()
-
-    def on_write_resumed(self) -> None:
-        """Optional transport callback: the write buffer drained below its low-water mark."""
-        self._gate.resume()
-
-    def on_closed(self, info: TransportClosed) -> None:
-        """Transport callback: the incoming stream ended."""
-        self._gate.open_forever()
-        reason = info.reason if info.error is None else f"{info.reason}: {info.error}"
-        self._shutdown(
-            AcpConnectionException(reason, exit_code=info.exit_code, stderr_tail=info.stderr_tail),
-            hard=False,
-        )
-
-    # ------------------------------------------------------------------ writing
-    def _encode(self, msg: dict[str, Any]) -> Frame:
-        return msg if self._objects else jsonrpc.serialize(msg)
-
-    def _write(self, msg: dict[str, Any]) -> None:
-        try:
-            frame = self._encode(msg)
-        except (TypeError, ValueError) as exc:
-            _log.error("%s: cannot serialize outgoing message: %s", self._role, exc)
-            return
-        self._send_frame(frame)
-
-    def _send_frame(self, frame: Frame) -> None:
-        if _wire.isEnabledFor(logging.DEBUG):
-            _wire.debug("%s -> %s", self._role, frame)
-        state = self._state
-        if state == "open" or state == "closing":
-            self._transport.send(frame)
-        elif state in ("new", "starting"):
-            self._early_frames.append(frame)
-
-    def _write_error(self, rid: Any, code: int, message: str) -> None:
-        self._write(jsonrpc.error_obj(rid, {"code": int(code), "message": message}))
-
     # ------------------------------------------------------------------ shutdown
     def _shutdown(self, reason: AcpConnectionException, *, hard: bool) -> None:
         """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox."""
-        if self._state != "closed":
-            self._state = "closed"
-            self._closed_error = reason
+        if self._conn.end(reason):
             self._started.set()
             self._gate.open_forever()  # release producer threads waiting on back-pressure
-            pending = list(self._pending.values())
-            self._pending.clear()
-            for state in pending:
-                if state.claim():
-                    self._emit_error(state, reason)
-            incoming = list(self._incoming.values())
-            self._incoming.clear()
-            for req in incoming:
-                req.abandon()
-            self._abandoned.release_all()
-            listeners, self._close_listeners = self._close_listeners, []
-            for listener in listeners:
-                try:
-                    listener(reason)
-                except Exception:
-                    _log.exception("%s: close listener failed", self._role)
-            self._terminated.set()
+            self._pending.fail_all(reason)
+            self._in_flight.abandon_all()
+            self._conn.announce_end()
             if not hard:
-                self.loop.create_task(self._close_transport_after_eof())
+                self._eof_task = self.loop.create_task(self._close_transport())
         if hard:
-            queued = list(self._inbox)
-            self._inbox.clear()
-            self._inbox_busy = False
-            for item in queued:
-                if item[0] != "r":
-                    continue
-                if item[1].claim():
-                    self._emit_error(item[1], reason)
-                else:
-                    item[1].run_late()  # an abandoned request's late answer
-            waiters, self._idle_waiters = self._idle_waiters, []
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
+            self._pending.fail_all(reason, self._inbox.clear())
 
-    async def _close_transport_after_eof(self) -> None:
-        try:
-            await self._transport.close()
-        except Exception:  # pragma: no cover
-            _log.debug("transport close after EOF failed", exc_info=True)
+    # ------------------------------------------------------------------ requests
+    def send_request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: Any = None,
+        *,
+        timeout: Duration | None = DEFAULT_TIMEOUT,
+        before: Callable[[], object] | None = None,
+        on_abandon: Callable[[], Callable[[], None] | None] | None = None,
+    ) -> AcpObservable[Any]:
+        """A cold Observable of one request's answer.
+
+        Subscribing writes the request; the answer emits once and completes::
+
+            subscribe  ──request──▶ peer
+            answer     ──────────R|        (R: result, typed by ``result_type.from_wire``)
+            error      ──────────X         (AcpProtocolException / AcpTimeoutException /
+                                             AcpConnectionException)
+            dispose    ──────X  → $/cancel_request sent once (if written and unanswered)
+
+        ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
+        ``before`` runs at each subscription before anything is sent (a precondition such as
+        a capability gate): when it raises, that error ends the Observable and nothing is sent.
+        ``on_abandon`` runs on the loop when a written, unanswered request is disposed or times
+        out, just before ``$/cancel_request`` is written (the client sends ``session/cancel``
+        there for a prompt); it may return a callable run once when the late answer arrives or
+        the connection ends.
+        """
+        return self._pending.request(
+            method, params, result_type, timeout=timeout, before=before, on_abandon=on_abandon
+        )
+
+    def send_notification(self, method: str, params: Any = None) -> None:
+        """Write one notification (from any thread). Dropped with a debug log after close.
+
+        From a thread other than the loop's it waits while the outbound buffer is full
+        (back-pressure, see ``docs/reliability.md``); on the loop it never blocks.
+        """
+        if self._runner.in_loop():
+            self._wire.notify(method, params)
+        else:
+            self._runner.call_later(lambda: self._wire.notify(method, params))
+
+    def run_blocking(self, fn: Callable[[], _T], *, name: str | None = None) -> AcpObservable[_T]:
+        """A cold Observable that runs ``fn`` on the worker pool and emits its result.
+
+        ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. When ``fn`` returns an
+        awaitable (it is an ``async def`` handler given to a blocking API), that is awaited on
+        the connection's loop and its outcome emitted. Disposing discards the result
+        (a running thread cannot be stopped; the handler should poll its cancellation state);
+        disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
+        (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
+        the next one.
+        """
+        return run_blocking(self._workers, self.loop, fn, name=name)

@@ -175,8 +175,9 @@ def test_a_producer_thread_blocks_while_the_outbound_buffer_is_paused_and_close_
     peer = ScriptedTransport()
     session = AcpSession(peer, role="agent", max_queued_writes=4)
     session.start()
+    receiver: Any = peer.receiver  # what the stdio transport calls past its high-water mark
     try:
-        session.on_write_paused()  # what the stdio transport calls past its high-water mark
+        receiver.on_write_paused()
         assert session.outbound_paused
         sent = threading.Event()
 
@@ -188,10 +189,10 @@ def test_a_producer_thread_blocks_while_the_outbound_buffer_is_paused_and_close_
         worker.start()
         assert not sent.wait(0.2), "a producer thread was not held back"
         assert peer._sent.empty()  # (flush() would queue from this thread and wait as well)
-        session.on_write_resumed()
+        receiver.on_write_resumed()
         assert sent.wait(5.0) and peer.sent(5.0)["params"] == {"i": 1}
         worker.join(5.0)
-        session.on_write_paused()
+        receiver.on_write_paused()
         worker = threading.Thread(target=producer)
         sent.clear()
         worker.start()
@@ -212,8 +213,9 @@ def test_loop_thread_producers_and_answers_are_never_held_back() -> None:
     session = AcpSession(peer, role="agent")
     session.set_request_handler("x", lambda req: reactivex.just({"ok": 1}))
     session.start()
+    receiver: Any = peer.receiver
     try:
-        session.on_write_paused()
+        receiver.on_write_paused()
         session.runner.call(lambda: session.send_notification("from_loop", {}))
         peer.inject({"jsonrpc": "2.0", "id": 1, "method": "x"})
         assert peer.sent(5.0)["method"] == "from_loop"

@@ -1,0 +1,186 @@
+"""The wire: frames in and out of one connection's transport.
+
+:class:`Wire` is the transport's :class:`~rxacp.transport.base.FrameReceiver`: it parses each
+incoming frame and routes it (responses to the pending-requests table and then the inbox,
+notifications to the inbox or ``$/cancel_request`` to the in-flight table, requests to the
+in-flight table), answers malformed input with the right JSON-RPC error, and writes outgoing
+messages (queued until the transport started).
+
+This module is *not* responsible for what messages mean or when the connection closes (it
+reports the end of the stream to the ``on_eof`` callable it is given).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..errors import AcpConnectionException, AcpErrorCodes
+from ..transport.base import AcpTransport, Frame, TransportClosed
+from .pending import to_wire_value
+from .requests import CANCEL_REQUEST
+from .state import CLOSED, CLOSING, NEW, OPEN, STARTING, ConnectionState
+
+if TYPE_CHECKING:
+    from .backpressure import OutboundGate
+    from .dispatch import InFlightRequests
+    from .inbox import Inbox
+    from .requests import PendingRequests
+    from .stats import SessionStats
+
+__all__ = ["Wire"]
+
+_log = logging.getLogger("rxacp.session")
+_wire = logging.getLogger("rxacp.wire")
+
+
+class Wire:
+    """Frame intake and writing for one connection (loop thread).
+
+    Args:
+        transport: moves the frames.
+        state: the connection's phase (read; ``start`` moves it to ``open``).
+        gate: the producer gate (paused and resumed by the transport's write buffer).
+        stats: counts malformed input.
+        role: for log messages.
+        on_eof: told why the incoming stream ended.
+        on_first_write: called when a message is written before the transport started.
+    """
+
+    def __init__(
+        self,
+        transport: AcpTransport,
+        state: ConnectionState,
+        gate: OutboundGate,
+        stats: SessionStats,
+        *,
+        role: str,
+        on_eof: Callable[[AcpConnectionException], None],
+        on_first_write: Callable[[], None],
+    ) -> None:
+        self._transport = transport
+        self._state = state
+        self._gate = gate
+        self._stats = stats
+        self._role = role
+        self._on_eof = on_eof
+        self._on_first_write = on_first_write
+        self._objects = transport.carries_objects
+        self._early: list[Frame] = []
+
+    _pending: PendingRequests
+    _inbox: Inbox
+    _in_flight: InFlightRequests
+
+    def route(self, pending: PendingRequests, inbox: Inbox, in_flight: InFlightRequests) -> None:
+        """Where incoming messages go (set once, before :meth:`start`)."""
+        self._pending, self._inbox, self._in_flight = pending, inbox, in_flight
+
+    async def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the transport, then write what was queued meanwhile."""
+        await self._transport.start(loop, self)
+        if self._state.phase == STARTING:
+            self._state.phase = OPEN
+        early, self._early = self._early, []
+        for frame in early:
+            self._transport.send(frame)
+
+    # ------------------------------------------------------------------ writing
+    def send(self, msg: dict[str, Any]) -> None:
+        """Write one message; raises ``TypeError``/``ValueError`` if it is not JSON (then
+        nothing is written). Dropped once the connection closed."""
+        frame = msg if self._objects else jsonrpc.serialize(msg)
+        if _wire.isEnabledFor(logging.DEBUG):
+            _wire.debug("%s -> %s", self._role, frame)
+        phase = self._state.phase
+        if phase in (OPEN, CLOSING):
+            self._transport.send(frame)
+        elif phase in (NEW, STARTING):
+            self._on_first_write()
+            self._early.append(frame)
+
+    def write(self, msg: dict[str, Any]) -> None:
+        """Write one message; one that is not JSON is logged and dropped."""
+        try:
+            self.send(msg)
+        except (TypeError, ValueError) as exc:
+            _log.error("%s: cannot serialize outgoing message: %s", self._role, exc)
+
+    def notify(self, method: str, params: Any) -> None:
+        """Write one notification (a model or JSON params); dropped once the connection closed,
+        logged and dropped if it is not JSON."""
+        if self._state.phase == CLOSED:
+            _log.debug("%s: dropping %s notification: connection closed", self._role, method)
+            return
+        try:
+            self.send(jsonrpc.notification_obj(method, to_wire_value(params)))
+        except (TypeError, ValueError) as exc:
+            _log.error("%s: cannot send %s notification: %s", self._role, method, exc)
+
+    def write_error(self, rid: Any, code: int, message: str) -> None:
+        """Write one error answer."""
+        self.write(jsonrpc.error_obj(rid, {"code": int(code), "message": message}))
+
+    # ------------------------------------------------------------------ FrameReceiver
+    def on_frame(self, frame: Frame) -> None:
+        """One incoming message."""
+        if _wire.isEnabledFor(logging.DEBUG):
+            _wire.debug("%s <- %s", self._role, frame)
+        try:
+            msg = jsonrpc.parse_message(frame)
+        except jsonrpc.ParseError as exc:
+            self._stats.parse_errors += 1
+            self.write_error(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
+            return
+        except jsonrpc.InvalidMessage as exc:
+            self._stats.invalid_messages += 1
+            if exc.answerable:
+                self.write_error(
+                    exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
+                )
+            else:
+                _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
+            return
+        kind = type(msg)
+        if kind is jsonrpc.Notification:
+            if msg.method == CANCEL_REQUEST:  # type: ignore[union-attr]
+                self._in_flight.on_cancel_request(msg.params)  # type: ignore[union-attr]
+            else:
+                self._inbox.on_notification(msg)  # type: ignore[arg-type]
+        elif kind is jsonrpc.Request:
+            self._in_flight.on_request(msg)  # type: ignore[arg-type]
+        else:
+            pending = self._pending.take(msg)  # type: ignore[arg-type]
+            if pending is not None:
+                self._inbox.on_answer(pending, msg)  # type: ignore[arg-type]
+
+    def on_frame_too_large(self, size: int) -> None:
+        """An oversized line was discarded."""
+        self._stats.oversized_frames += 1
+        _log.warning(
+            "%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size
+        )
+        self.write_error(
+            None,
+            AcpErrorCodes.PARSE_ERROR,
+            f"Parse error: message of {size} bytes exceeds the size cap",
+        )
+
+    def on_write_paused(self) -> None:
+        """The transport's write buffer passed its high-water mark."""
+        self._gate.pause()
+
+    def on_write_resumed(self) -> None:
+        """The transport's write buffer drained below its low-water mark."""
+        self._gate.resume()
+
+    def on_closed(self, info: TransportClosed) -> None:
+        """The incoming stream ended."""
+        self._gate.open_forever()
+        reason = info.reason if info.error is None else f"{info.reason}: {info.error}"
+        self._on_eof(
+            AcpConnectionException(reason, exit_code=info.exit_code, stderr_tail=info.stderr_tail)
+        )

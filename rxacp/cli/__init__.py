@@ -1,7 +1,7 @@
 """The ``rxacp`` command line: ``rxacp demo``, ``rxacp prompt`` and ``rxacp check``.
 
 :func:`main` parses the arguments (argparse) and runs a subcommand module (``demo.py``,
-``prompt.py``, ``check.py``); ``wirelog.py`` records JSON-RPC traffic for ``--log-wire``.
+``prompt.py``, ``check.py``); ``rxacp --version`` prints the package and ACP schema versions.
 
 This package is *not* responsible for protocol logic: it only uses the public client API.
 """
@@ -16,7 +16,34 @@ from typing import IO
 
 from . import check, demo, prompt
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "version_text"]
+
+
+def version_text() -> str:
+    """``rxacp 1.2.3 (ACP protocol version 1, schema @agentclientprotocol/sdk 2.4.0)``."""
+    import json
+    from importlib import resources
+
+    from .. import __version__
+    from ..client import SUPPORTED_PROTOCOL_VERSIONS
+
+    protocol = max(SUPPORTED_PROTOCOL_VERSIONS)
+    try:
+        source = json.loads(
+            resources.files("rxacp.schema").joinpath("spec/SOURCE.json").read_text("utf-8")
+        )
+        schema = f"schema {source['package']} {source['version']}"
+    except (OSError, ValueError, KeyError):
+        schema = "schema bundled"
+    return f"rxacp {__version__} (ACP protocol version {protocol}, {schema})"
+
+
+class _Version(argparse.Action):
+    """``--version`` without argparse's line wrapping."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        sys.stdout.write(version_text() + "\n")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rxacp",
         description="rxacp: a ReactiveX SDK for the Agent Client Protocol (ACP).",
+    )
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="print the rxacp and ACP schema versions"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo.add_arguments(
@@ -36,9 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     prompt.add_arguments(
         commands.add_parser(
             "prompt",
-            help="send one prompt to any ACP agent over stdio",
-            description="Send one prompt to an ACP agent and stream its answer. "
-            "Ctrl-C once cancels the turn (session/cancel); twice aborts.",
+            help="talk to any ACP agent: one prompt, or an interactive session",
+            description="Send a prompt to an ACP agent and stream its answer; with no prompt "
+            "text, one turn per line of stdin. Ctrl-C once cancels the turn (session/cancel); "
+            "twice aborts it.",
         )
     )
     check.add_arguments(

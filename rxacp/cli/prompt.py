@@ -1,41 +1,51 @@
-"""``rxacp prompt``: send one prompt to any ACP agent over stdio and stream its answer.
+"""``rxacp prompt``: talk to any ACP agent from the terminal and stream its answers.
 
-Initializes, opens a session in ``--cwd``, sends the prompt and renders every ``session/update``
-as it arrives: the agent's message text on stdout, everything else (thoughts, tool calls, plans,
-permission questions, the stop reason) on stderr. It serves ``fs/read_text_file`` and
-``fs/write_text_file`` inside the cwd only, and answers permission requests interactively or
-with ``--yes`` / ``--no``. Ctrl-C once sends ``session/cancel`` (via
-:class:`~rxacp.client.CancellationSignal`) and waits for the answer; twice disposes the prompt
-(``$/cancel_request``) and exits 130.
+Initializes (``--auth METHOD_ID`` authenticates next), opens a session in ``--cwd`` and sends
+the prompt given on the command line — or, with no prompt text, runs an interactive session:
+one turn per line of stdin, until end of input (Ctrl-D). Every ``session/update`` is rendered
+as it arrives: the agent's message text on stdout, everything else (thoughts, tool calls and
+their status, plans, usage and session info, permission questions, the stop reason) on stderr;
+``--json`` prints each update as a JSON line on stdout instead. Agent-supplied text is printed
+with control characters escaped (see :func:`rxacp.cli.render.clean`).
 
-Exit codes: 0 when the turn ended (any stop reason), 1 on an error (message on stderr),
-2 on bad arguments, 130 after a double Ctrl-C.
+It serves ``fs/read_text_file`` / ``fs/write_text_file`` inside the cwd only, ``terminal/*``
+with ``--terminals`` (commands run locally, cwd confined, see
+:class:`~rxacp.client.LocalTerminals`), and answers permission requests on stdin or with
+``--yes`` / ``--no`` (no answer is ``cancelled``, never an approval). Ctrl-C once sends
+``session/cancel`` and waits for the answer; twice disposes the prompt (``$/cancel_request``).
+``--timeout`` bounds start-up calls and each turn; while the agent is silent, progress lines go
+to stderr.
 
-This module is *not* responsible for terminals (not served) or for the wire log format.
+Exit codes: 0 when every turn ended (any stop reason), 1 on an error (message on stderr),
+2 on bad arguments, 130 after Ctrl-C aborted a call.
+
+This module is *not* responsible for the wire log format (``rxacp.transport.WireTapTransport``)
+or for how updates look (``render.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shlex
 import shutil
-import signal
-import threading
 import time
-from collections.abc import Iterator
 from typing import IO, Any
 
-from ..client import AcpClient, AcpSyncClient, CancellationSignal, WorkspaceFileSystem
-from ..errors import AcpException, AcpProtocolException
-from ..schema import NewSessionRequest, PromptRequest, RequestPermissionRequest
-from ..schema import RequestPermissionResponse as PermissionResponse
-from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport
-from .render import Style, UpdateRenderer, colors_enabled
-from .wirelog import WireLogTransport
+from ..client import (
+    AcpClient,
+    AcpSyncClient,
+    CancellationSignal,
+    LocalTerminals,
+    WorkspaceFileSystem,
+)
+from ..errors import AcpErrorCodes, AcpException, AcpProtocolException
+from ..schema import NewSessionRequest, PromptRequest
+from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
+from .interact import Aborted, PermissionPolicy, Waiter, auth_help
+from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled
 
-__all__ = ["PermissionPolicy", "add_arguments", "run"]
+__all__ = ["PermissionPolicy", "add_arguments", "make_transport", "run"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -53,69 +63,110 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     answer = parser.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every permission request")
     answer.add_argument("--no", action="store_true", help="reject every permission request")
+    parser.add_argument(
+        "--auth", metavar="METHOD_ID", help="authenticate with this auth method before session/new"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="bound initialize, authenticate and session/new, and each prompt turn",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print each update as a JSON line on stdout"
+    )
+    parser.add_argument(
+        "--hide-thoughts", action="store_true", help="do not show the agent's thoughts"
+    )
+    parser.add_argument(
+        "--terminals",
+        action="store_true",
+        help="serve terminal/* requests: run the agent's commands locally (cwd confined)",
+    )
+    parser.add_argument(
+        "--terminal-shell",
+        action="store_true",
+        help="with --terminals: run commands through /bin/sh -c (for agents that send a "
+        "whole command line)",
+    )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic (JSON lines)")
-    parser.add_argument("text", nargs="+", metavar="TEXT", help="the prompt")
+    parser.add_argument(
+        "--progress-every", type=_positive_seconds, default=5.0, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "text",
+        nargs="*",
+        metavar="TEXT",
+        help="the prompt (none: an interactive session, one turn per line of stdin)",
+    )
 
 
-class PermissionPolicy:
-    """Answers ``session/request_permission``: ``"yes"``, ``"no"`` or ``"ask"`` (on ``stdin``)."""
-
-    def __init__(
-        self, mode: str, renderer: UpdateRenderer, style: Style, stdin: IO[str] | None
-    ) -> None:
-        self._mode = mode
-        self._renderer = renderer
-        self._style = style
-        self._stdin = stdin
-        self._lock = threading.Lock()  # one question at a time
-
-    def __call__(self, request: RequestPermissionRequest) -> PermissionResponse:
-        """Pick an option (runs on a worker thread; may block reading stdin)."""
-        title = getattr(request.tool_call, "title", None) or request.tool_call.tool_call_id
-        options = list(request.options)
-        with self._lock:
-            self._renderer.note(self._style("? permission: ", "yellow", "bold") + str(title))
-            if self._mode in ("yes", "no"):
-                prefix = "allow" if self._mode == "yes" else "reject"
-                chosen = next((o for o in options if o.kind.startswith(prefix)), None)
-                how = f"--{self._mode}"
-            else:
-                chosen, how = self._ask(options), "you"
-            if chosen is None:
-                self._renderer.note(self._style(f"  no option chosen ({how}): cancelled", "dim"))
-                return PermissionResponse.cancelled()
-            self._renderer.note(self._style(f"  → {chosen.name} ({how})", "dim"))
-            return PermissionResponse.selected(chosen.option_id)
-
-    def _ask(self, options: list[Any]) -> Any:
-        listing = "  ".join(f"{i}) {o.name}" for i, o in enumerate(options, 1))
-        reject = next((o for o in options if o.kind.startswith("reject")), None)
-        for _attempt in range(3):
-            self._renderer.note(f"  {listing}")
-            self._renderer.note(f"  choose [1-{len(options)}]: ")
-            line = self._stdin.readline() if self._stdin is not None else ""
-            if not line:  # end of input: never approve by default
-                return reject
-            choice = line.strip()
-            if choice.isdigit() and 1 <= int(choice) <= len(options):
-                return options[int(choice) - 1]
-            matches = [o for o in options if o.name.lower() == choice.lower()]
-            if matches:
-                return matches[0]
-        return reject
-
-
-@contextlib.contextmanager
-def _sigint(handler: Any) -> Iterator[None]:
-    """Install a SIGINT handler (main thread only) and restore the previous one after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, handler)
+def _positive_seconds(text: str) -> float:
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def make_transport(agent: str, err: IO[str], prog: str) -> AcpTransport | int:
+    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code."""
+    agent = agent.strip()
+    if agent.startswith(("ws://", "wss://")):
+        try:
+            from ..transport.websocket import WebSocketAcpClientTransport
+        except ImportError as exc:
+            err.write(f"{prog}: {exc}\n")
+            return EXIT_USAGE
+        return WebSocketAcpClientTransport(agent)
+    try:
+        command = shlex.split(agent)
+    except ValueError as exc:
+        err.write(f"{prog}: cannot parse --agent: {exc}\n")
+        return EXIT_USAGE
+    if not command:
+        err.write(f"{prog}: --agent is empty; give the agent's command line\n")
+        return EXIT_USAGE
+    if "://" in command[0]:
+        scheme = command[0].split("://", 1)[0]
+        err.write(
+            f"{prog}: --agent {command[0]!r}: only a command line (stdio) or a ws:// / wss:// "
+            f"URL is supported, not {scheme}://\n"
+        )
+        return EXIT_USAGE
+    if shutil.which(command[0]) is None:
+        err.write(f"{prog}: cannot find the agent command {command[0]!r}\n")
+        return EXIT_ERROR
+    return StdioAcpClientTransport(AgentParameters(command[0], command[1:]))
+
+
+class _Output:
+    """Where things go: the update consumer, notes (stderr) and error lines."""
+
+    def __init__(self, args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
+        self.style = Style(colors_enabled(err))
+        self.err = err
+        self.text = UpdateRenderer(out, err, self.style, show_thoughts=not args.hide_thoughts)
+        self.json = JsonRenderer(out) if args.json else None
+        self.side = UpdateRenderer(err, err, self.style) if args.json else self.text
+
+    def consumer(self, notification: Any) -> None:
+        (self.json or self.text)(notification)
+
+    def say(self, text: str) -> None:
+        self.side.note(text)
+
+    def error(self, text: str, exc: BaseException | None = None) -> None:
+        self.text.end()
+        self.err.write(self.style("error: ", "red", "bold") + clean(text) + "\n")
+        self.err.flush()
+        if self.json is not None:
+            code = exc.code if isinstance(exc, AcpProtocolException) else None
+            data = exc.data if isinstance(exc, AcpProtocolException) else None
+            message = exc.message if isinstance(exc, AcpProtocolException) else text
+            self.json.error(code, message, data)
 
 
 def run(
@@ -126,119 +177,202 @@ def run(
     stdin: IO[str] | None,
 ) -> int:
     """Run ``rxacp prompt`` with parsed ``args``; returns the exit code."""
-    style = Style(colors_enabled(err))
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         err.write(f"rxacp prompt: --cwd {cwd} is not a directory\n")
         return EXIT_USAGE
-    transport: AcpTransport
-    if args.agent.strip().startswith(("ws://", "wss://")):
-        try:
-            from ..transport.websocket import WebSocketAcpClientTransport
-        except ImportError as exc:
-            err.write(f"rxacp prompt: {exc}\n")
-            return EXIT_USAGE
-        transport = WebSocketAcpClientTransport(args.agent.strip())
-    else:
-        try:
-            command = shlex.split(args.agent)
-        except ValueError as exc:
-            err.write(f"rxacp prompt: cannot parse --agent: {exc}\n")
-            return EXIT_USAGE
-        if not command:
-            err.write("rxacp prompt: --agent is empty; give the agent's command line\n")
-            return EXIT_USAGE
-        if shutil.which(command[0]) is None:
-            err.write(f"rxacp prompt: cannot find the agent command {command[0]!r}\n")
-            return EXIT_ERROR
-        transport = StdioAcpClientTransport(AgentParameters(command[0], command[1:]))
+    if args.terminal_shell and not args.terminals:
+        err.write("rxacp prompt: --terminal-shell needs --terminals\n")
+        return EXIT_USAGE
+    transport = make_transport(args.agent, err, "rxacp prompt")
+    if isinstance(transport, int):
+        return transport
     if args.log_wire:
-        transport = WireLogTransport(transport, args.log_wire)
-    renderer = UpdateRenderer(out, err, style)
+        transport = WireTapTransport(transport, args.log_wire)
+    show = _Output(args, out, err)
+    style = show.style
+    waiter = Waiter(show.say, style, progress_every=args.progress_every)
+    interactive = not args.text
+    stdin_tty = _isatty(stdin)
     fs = WorkspaceFileSystem(
-        cwd, on_access=lambda action, path: renderer.note(style(f"· {action} {path}", "dim"))
+        cwd, on_access=lambda action, path: show.say(style(f"· {action} {clean(path)}", "dim"))
     )
     mode = "yes" if args.yes else "no" if args.no else "ask"
-    client = (
+    policy = PermissionPolicy(mode, show.say, style, stdin, can_ask=not interactive or stdin_tty)
+    builder = (
         AcpClient.sync(transport)
-        .session_update_consumer(renderer)
+        .session_update_consumer(waiter.activity)
+        .session_update_consumer(show.consumer)
         .read_text_file_handler(fs.read_text_file)
         .write_text_file_handler(fs.write_text_file)
-        .request_permission_handler(PermissionPolicy(mode, renderer, style, stdin))
-        .build()
+        .request_permission_handler(policy)
     )
+    if args.timeout is not None:
+        builder.request_timeout(args.timeout).prompt_timeout(args.timeout)
+    terminals: LocalTerminals | None = None
+    if args.terminals:
+        terminals = LocalTerminals(
+            cwd,
+            shell=args.terminal_shell,
+            on_spawn=lambda argv, where: show.say(
+                style(f"· terminal: {clean(shlex.join(argv))} (in {clean(where)})", "dim")
+            ),
+        )
+        terminals.install(builder)
+    client = builder.build()
+    session = _Session(client, waiter, show, args, cwd)
     try:
-        return _converse(client, cwd, " ".join(args.text), renderer, style, err)
+        session.start()
+        if not interactive:
+            return session.turn(" ".join(args.text))
+        return session.interact(stdin, stdin_tty)
+    except Aborted as exc:
+        show.text.end()
+        show.say(style(f"aborted while waiting for {exc}: disposed ($/cancel_request sent)", "red"))
+        return EXIT_INTERRUPTED
+    except _AuthRequired as exc:
+        show.error(f"{exc.headline}: {exc.cause}", exc.cause)
+        for line in auth_help(exc.methods):
+            err.write(line + "\n")
+        return EXIT_ERROR
     except AcpProtocolException as exc:
-        renderer.end()
-        err.write(style("error: ", "red", "bold") + f"the agent answered with an error: {exc}\n")
+        show.error(f"the agent answered with an error: {exc}", exc)
         return EXIT_ERROR
     except AcpException as exc:
-        renderer.end()
-        err.write(style("error: ", "red", "bold") + f"{exc}\n")
+        show.error(str(exc), exc)
         return EXIT_ERROR
     finally:
         client.close_gracefully(2.0)
+        if terminals is not None:
+            terminals.close()
 
 
-def _converse(
-    client: AcpSyncClient,
-    cwd: str,
-    text: str,
-    renderer: UpdateRenderer,
-    style: Style,
-    err: IO[str],
-) -> int:
-    init = client.initialize()
-    info = init.agent_info
-    name = f"{info.name} {info.version}" if info is not None else "agent"
-    renderer.note(style(f"connected to {name} · protocol {init.protocol_version}", "dim"))
-    session = client.new_session(NewSessionRequest.of(cwd))
-    stop = CancellationSignal()
-    wake = threading.Event()
-    box: dict[str, Any] = {}
-    interrupts = [0]
+class _AuthRequired(Exception):
+    def __init__(
+        self,
+        cause: AcpProtocolException,
+        methods: list[Any] | None,
+        headline: str = "the agent requires authentication",
+    ) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.methods = methods
+        self.headline = headline
 
-    def finished(key: str, value: Any) -> None:
-        box.setdefault(key, value)
-        wake.set()
 
-    def on_sigint(_signum: int, _frame: Any) -> None:
-        interrupts[0] += 1
-        wake.set()
+class _Session:
+    """One connection: start-up, then turns."""
 
-    with _sigint(on_sigint):
-        subscription = client.async_client.prompt(
-            PromptRequest.text(session.session_id, text), stop
-        ).subscribe(
-            on_next=lambda r: finished("response", r),
-            on_error=lambda e: finished("error", e),
-            on_completed=lambda: finished("done", True),
-        )
-        cancelled_at: float | None = None
-        while not box:
-            wake.wait(0.5)
-            wake.clear()
-            if box:
-                break
-            if interrupts[0] >= 2:
-                subscription.dispose()  # → $/cancel_request
-                renderer.note(style("aborted: prompt disposed ($/cancel_request sent)", "red"))
-                return EXIT_INTERRUPTED
-            if interrupts[0] == 1 and cancelled_at is None:
-                cancelled_at = time.monotonic()
-                stop.cancel()  # → session/cancel
-                renderer.note(
-                    style("cancelling… (session/cancel sent; Ctrl-C again to abort)", "yellow")
+    def __init__(
+        self,
+        client: AcpSyncClient,
+        waiter: Waiter,
+        show: _Output,
+        args: argparse.Namespace,
+        cwd: str,
+    ) -> None:
+        self.client = client
+        self.calls = client.async_client
+        self.waiter = waiter
+        self.show = show
+        self.args = args
+        self.cwd = cwd
+        self.session_id = ""
+        self.auth_methods: list[Any] | None = None
+
+    def start(self) -> None:
+        style = self.show.style
+        init = self.waiter.wait(self.calls.initialize(), "the agent to answer initialize")
+        info = init.agent_info
+        name = f"{clean(info.name)} {clean(info.version)}" if info is not None else "agent"
+        self.show.say(style(f"connected to {name} · protocol {init.protocol_version}", "dim"))
+        self.auth_methods = list(init.auth_methods or [])
+        if self.args.auth:
+            known = [getattr(m, "id", None) or m.to_wire().get("id") for m in self.auth_methods]
+            if self.args.auth not in known:
+                raise _AuthRequired(
+                    AcpProtocolException(
+                        AcpErrorCodes.INVALID_PARAMS,
+                        f"--auth {self.args.auth!r} is not one of the agent's auth methods",
+                    ),
+                    self.auth_methods,
+                    "cannot authenticate",
                 )
-    if "error" in box:
-        raise box["error"]
-    response = box.get("response")
-    reason = str(getattr(response, "stop_reason", "unknown"))
-    detail = ""
-    if cancelled_at is not None:
-        detail = f" ({(time.monotonic() - cancelled_at) * 1000:.0f} ms after session/cancel)"
-    color = "green" if reason == "end_turn" else "yellow"
-    renderer.note(style(f"■ {reason}", color, "bold") + style(detail, "dim"))
-    err.flush()
-    return EXIT_OK
+            self._call(self.calls.authenticate({"methodId": self.args.auth}), "authenticate")
+            self.show.say(style(f"authenticated with {clean(self.args.auth)}", "dim"))
+        new = self._call(self.calls.new_session(NewSessionRequest.of(self.cwd)), "session/new")
+        self.session_id = new.session_id
+
+    def _call(self, source: Any, what: str) -> Any:
+        try:
+            return self.waiter.wait(source, f"the agent to answer {what}")
+        except AcpProtocolException as exc:
+            if exc.code == AcpErrorCodes.AUTH_REQUIRED:
+                raise _AuthRequired(exc, self.auth_methods) from exc
+            raise
+
+    def turn(self, text: str) -> int:
+        """One prompt turn; returns the exit code."""
+        style = self.show.style
+        stop = CancellationSignal()
+        request = PromptRequest.text(self.session_id, text)
+        try:
+            response = self.waiter.wait(
+                self.calls.prompt(request, stop), "the agent's answer", stop=stop
+            )
+        except AcpProtocolException as exc:
+            if exc.code == AcpErrorCodes.AUTH_REQUIRED:
+                raise _AuthRequired(exc, self.auth_methods) from exc
+            raise
+        finally:
+            self.show.text.end()
+        reason = clean(getattr(response, "stop_reason", "unknown"))
+        detail = ""
+        if self.waiter.cancelled_at is not None:
+            elapsed = (time.monotonic() - self.waiter.cancelled_at) * 1000
+            detail = f" ({elapsed:.0f} ms after session/cancel)"
+        color = "green" if reason == "end_turn" else "yellow"
+        self.show.say(style(f"■ {reason}", color, "bold") + style(detail, "dim"))
+        if self.show.json is not None:
+            self.show.json.response(self.session_id, response)
+        return EXIT_OK
+
+    def interact(self, stdin: IO[str] | None, tty: bool) -> int:
+        """Turns from stdin lines until end of input; an agent error ends only its turn."""
+        if stdin is None:
+            return EXIT_OK
+        style = self.show.style
+        if tty:
+            self.show.say(style("one turn per line · Ctrl-C cancels a turn · Ctrl-D ends", "dim"))
+        code = EXIT_OK
+        while True:
+            if tty:
+                self.show.err.write(style("> ", "bold"))
+                self.show.err.flush()
+            try:
+                line = stdin.readline()
+            except KeyboardInterrupt:
+                self.show.err.write("\n")
+                return EXIT_INTERRUPTED
+            if not line:
+                return code
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                self.turn(text)
+            except AcpProtocolException as exc:
+                self.show.error(f"the agent answered with an error: {exc}", exc)
+                code = EXIT_ERROR
+            except Aborted:
+                self.show.say(
+                    style("aborted: the turn was disposed ($/cancel_request sent)", "red")
+                )
+
+
+def _isatty(stream: IO[str] | None) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False

@@ -4,19 +4,45 @@ Colors are used only when the stream is a terminal and ``NO_COLOR`` is unset or 
 (https://no-color.org). Writes are flushed at once so streamed tokens appear as they arrive,
 and are safe from several threads (updates arrive on the connection's loop thread).
 
+Everything an agent supplies (message text, tool and permission titles, option names, plan
+entries, error messages, its name) goes through :func:`clean` first: control characters other
+than newline and tab — ``ESC`` sequences that retitle or clear the terminal, ``BEL``, carriage
+returns that overwrite a line, C1 controls and bidirectional overrides — are shown escaped
+(``\\x1b``) instead of acting on the user's terminal.
+
 This module is *not* responsible for talking to agents: it only formats what it is given.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import threading
 from collections.abc import Mapping
 from typing import IO, Any
 
 from ..schema import SessionNotification
 
-__all__ = ["Style", "UpdateRenderer", "colors_enabled"]
+__all__ = ["JsonRenderer", "Style", "UpdateRenderer", "clean", "colors_enabled"]
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(text: Any) -> str:
+    """``text`` safe to print: control characters except ``\\n`` and ``\\t`` escaped (``\\r\\n``
+    becomes ``\\n``), so agent-supplied text cannot drive the terminal."""
+    if not isinstance(text, str):
+        text = str(text)
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return _UNSAFE.sub(_escape, text)
+
 
 _CODES = {
     "bold": "1",
@@ -57,20 +83,60 @@ class Style:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
 
+_STATUS_KINDS = frozenset(
+    {
+        "session_info_update",
+        "usage_update",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "notice",
+        "compaction_update",
+    }
+)
+"""Updates shown as a status line only where the message text is at a line start."""
+
+
+def _isatty(stream: IO[str]) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
 class UpdateRenderer:
     """Prints ``session/update``\\ s as they arrive: message text inline, the rest on own lines.
 
     ``out`` receives the agent's message text, ``side`` everything else (thoughts, tool calls,
-    plans, notes). They may be the same stream.
+    plans, status, notes). They may be the same stream. Tool calls and plans start a new line;
+    status updates (session info, usage, commands, mode, config, notices) wait until the text
+    is at a line start (or the turn ends), so they never cut a word in half. When ``out`` and
+    ``side`` are different destinations (say stdout piped to a file), no line break is ever
+    inserted into ``out``: it holds exactly the agent's text plus a final newline.
     """
 
-    def __init__(self, out: IO[str], side: IO[str], style: Style, *, indent: str = "") -> None:
+    def __init__(
+        self,
+        out: IO[str],
+        side: IO[str],
+        style: Style,
+        *,
+        indent: str = "",
+        show_thoughts: bool = True,
+    ) -> None:
         self._out = out
         self._side = side
         self._style = style
         self._indent = indent
+        self._show_thoughts = show_thoughts
+        self._shared = out is side or (_isatty(out) and _isatty(side))
         self._lock = threading.Lock()
         self._inline: str | None = None  # the kind of the text currently being streamed inline
+        self._out_open = False  # the message text on ``out`` does not end with a newline
+        self._side_open = False  # a thought / user line on ``side`` is not finished
+        self._deferred: list[str] = []
+        self._titles: dict[str, str] = {}
         self.message_chunks = 0
         """How many ``agent_message_chunk`` updates were shown."""
         self.message_text = ""
@@ -83,17 +149,18 @@ class UpdateRenderer:
         kind = str(getattr(update, "session_update", "unknown"))
         with self._lock:
             if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
-                self._chunk(kind, update)
+                if kind != "agent_thought_chunk" or self._show_thoughts:
+                    self._chunk(kind, update)
             elif kind == "tool_call":
                 self._line(self._tool_call(update, new=True))
             elif kind == "tool_call_update":
                 self._line(self._tool_call(update, new=False))
             elif kind == "plan":
                 self._plan(update)
-            elif kind == "current_mode_update":
-                self._line(self._style(f"mode → {getattr(update, 'current_mode_id', '?')}", "dim"))
+            elif kind in _STATUS_KINDS:
+                self._status(self._style(_status_text(kind, update), "dim"))
             else:
-                self._line(self._style(f"[{kind}]", "dim"))
+                self._status(self._style(f"[{clean(kind)}]", "dim"))
 
     def note(self, text: str) -> None:
         """A line of commentary on the side stream (ends any inline text first)."""
@@ -101,13 +168,13 @@ class UpdateRenderer:
             self._line(text)
 
     def end(self) -> None:
-        """End the current inline text with a newline, if any."""
+        """End the current inline text with a newline, if any, and show deferred lines."""
         with self._lock:
-            self._break()
+            self._break(final=True)
 
     # -- parts ---------------------------------------------------------------------------
     def _chunk(self, kind: str, update: Any) -> None:
-        text = _content_text(getattr(update, "content", None))
+        text = clean(_content_text(getattr(update, "content", None)))
         if kind == "agent_message_chunk":
             self.message_chunks += 1
             self.message_text += text
@@ -116,30 +183,45 @@ class UpdateRenderer:
             self._inline = kind
             if kind == "agent_thought_chunk":
                 self._write(self._side, self._indent + self._style("thinking: ", "dim", "italic"))
+                self._side_open = True
             elif kind == "user_message_chunk":
                 self._write(self._side, self._indent + self._style("you: ", "bold"))
-            else:
+                self._side_open = True
+            elif not self._out_open:
                 self._write(self._out, self._indent)
+        if not text:
+            return
         if kind == "agent_thought_chunk":
             self._write(self._side, self._style(text, "dim", "italic"))
+            self._side_open = not text.endswith("\n")
         elif kind == "user_message_chunk":
             self._write(self._side, text)
+            self._side_open = not text.endswith("\n")
         else:
             self._write(self._out, text.replace("\n", "\n" + self._indent))
+            self._out_open = not text.endswith("\n")
+            if not self._out_open and self._deferred:
+                self._flush_deferred()
 
     def _tool_call(self, update: Any, *, new: bool) -> str:
-        call_id = getattr(update, "tool_call_id", "?")
+        call_id = clean(getattr(update, "tool_call_id", "?"))
         status = getattr(update, "status", None) or ("pending" if new else "")
         title = getattr(update, "title", None)
+        if title:
+            self._titles[call_id] = clean(title)
+        shown = self._titles.get(call_id, call_id)
+        kind = getattr(update, "kind", None)
         color = {"completed": "green", "failed": "red", "in_progress": "yellow"}.get(status, "cyan")
         head = self._style("⚙ tool", "cyan", "bold") if new else self._style("  ↳", "cyan")
-        parts = [head, title or call_id]
+        parts = [head, shown]
+        if new and kind and kind != "other":
+            parts.append(self._style(f"({clean(kind)})", "dim"))
         if status:
-            parts.append(self._style(f"[{status}]", color))
+            parts.append(self._style(f"[{clean(status)}]", color))
         for item in getattr(update, "content", None) or ():
-            text = _content_text(getattr(item, "content", None))
+            text = _tool_content_text(item)
             if text:
-                parts.append(self._style(f"→ {text}", "dim"))
+                parts.append(self._style(f"→ {clean(text)}", "dim"))
         return " ".join(parts)
 
     def _plan(self, update: Any) -> None:
@@ -147,14 +229,41 @@ class UpdateRenderer:
         self._line(self._style("plan", "magenta", "bold"))
         for entry in getattr(update, "entries", None) or ():
             mark, color = marks.get(getattr(entry, "status", ""), ("○", "dim"))
-            self._line(f"  {self._style(mark, color)} {getattr(entry, 'content', '')}")
+            self._line(f"  {self._style(mark, color)} {clean(getattr(entry, 'content', ''))}")
+
+    def _status(self, text: str) -> None:
+        if self._mid_line():
+            self._deferred.append(text)
+        else:
+            self._line(text)
+
+    def _mid_line(self) -> bool:
+        """True while a status line written now would cut visible text in half."""
+        if self._inline == "agent_message_chunk":
+            return self._out_open and self._shared
+        return self._inline is not None and self._side_open
 
     # -- low level (lock held) -------------------------------------------------------------
-    def _break(self) -> None:
+    def _break(self, *, final: bool = False) -> None:
         if self._inline is not None:
-            stream = self._out if self._inline == "agent_message_chunk" else self._side
-            self._write(stream, "\n")
+            if self._inline != "agent_message_chunk":
+                if self._side_open:
+                    self._write(self._side, "\n")
+                    self._side_open = False
+            elif self._out_open and self._shared:
+                self._write(self._out, "\n")
+                self._out_open = False
             self._inline = None
+        if final and self._out_open:  # the text ends with a newline, however it was cut
+            self._write(self._out, "\n")
+            self._out_open = False
+        if self._deferred:
+            self._flush_deferred()
+
+    def _flush_deferred(self) -> None:
+        lines, self._deferred = self._deferred, []
+        for text in lines:
+            self._write(self._side, self._indent + text + "\n")
 
     def _line(self, text: str) -> None:
         self._break()
@@ -164,6 +273,95 @@ class UpdateRenderer:
     def _write(stream: IO[str], text: str) -> None:
         stream.write(text)
         stream.flush()
+
+
+class JsonRenderer:
+    """``--json``: each update as one JSON line on ``out`` (``{"type": "update", ...}``).
+
+    Lines: ``{"type": "update", "sessionId", "update"}`` per ``session/update``;
+    :meth:`response` writes ``{"type": "response", "sessionId", "response"}`` and :meth:`error`
+    ``{"type": "error", "error": {"code", "message", "data"?}}``. Control characters in strings
+    are JSON escapes (``\\u001b``), so the output is safe on a terminal too.
+    """
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self._lock = threading.Lock()
+        self.message_chunks = 0
+        self.message_text = ""
+
+    def __call__(self, notification: SessionNotification) -> None:
+        wire = notification.to_wire()
+        update = notification.update
+        if getattr(update, "session_update", None) == "agent_message_chunk":
+            self.message_chunks += 1
+            self.message_text += _content_text(getattr(update, "content", None))
+        self.emit({"type": "update", "sessionId": wire.get("sessionId"), "update": wire["update"]})
+
+    def response(self, session_id: str, response: Any) -> None:
+        wire = response.to_wire() if hasattr(response, "to_wire") else response
+        self.emit({"type": "response", "sessionId": session_id, "response": wire})
+
+    def error(self, code: int | None, message: str, data: Any = None) -> None:
+        body: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            body["data"] = data
+        self.emit({"type": "error", "error": body})
+
+    def emit(self, value: Any) -> None:
+        line = json.dumps(value, ensure_ascii=False, default=str)
+        line = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+        with self._lock:
+            self._out.write(line + "\n")
+            self._out.flush()
+
+    def note(self, text: str) -> None:
+        """Notes are not part of the JSON stream (they still go to stderr elsewhere)."""
+
+    def end(self) -> None:
+        """Nothing to end: every line is complete."""
+
+
+def _status_text(kind: str, update: Any) -> str:
+    if kind == "session_info_update":
+        title = getattr(update, "title", None)
+        return f"session: {clean(title)}" if title else "session info updated"
+    if kind == "usage_update":
+        used, size = getattr(update, "used", "?"), getattr(update, "size", "?")
+        text = (
+            f"usage: {used:,} / {size:,} tokens"
+            if isinstance(used, int) and isinstance(size, int)
+            else f"usage: {used} / {size} tokens"
+        )
+        cost = getattr(update, "cost", None)
+        if cost is not None:
+            text += f" · {getattr(cost, 'amount', '?')} {clean(getattr(cost, 'currency', ''))}"
+        return text
+    if kind == "available_commands_update":
+        names = [clean(getattr(c, "name", "?")) for c in getattr(update, "available_commands", ())]
+        return "commands: " + (" ".join(f"/{n}" for n in names) if names else "none")
+    if kind == "current_mode_update":
+        return f"mode → {clean(getattr(update, 'current_mode_id', '?'))}"
+    if kind == "config_option_update":
+        options = getattr(update, "config_options", None) or ()
+        shown = [
+            f"{clean(getattr(o, 'id', '?'))}={clean(getattr(o, 'current_value', '?'))}"
+            for o in options
+        ]
+        return "config: " + (" ".join(shown) or "updated")
+    if kind == "notice":
+        severity = clean(getattr(update, "severity", "info"))
+        return f"notice [{severity}]: {clean(getattr(update, 'title', ''))}"
+    return f"[{clean(kind)}]"
+
+
+def _tool_content_text(item: Any) -> str:
+    kind = getattr(item, "type", None)
+    if kind == "diff":
+        return f"diff {getattr(item, 'path', '?')}"
+    if kind == "terminal":
+        return f"terminal {getattr(item, 'terminal_id', '?')}"
+    return _content_text(getattr(item, "content", None))
 
 
 def _content_text(content: Any) -> str:

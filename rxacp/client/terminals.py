@@ -270,6 +270,8 @@ class LocalTerminals:
         max_terminals: terminals that may exist at once (running or exited, not released).
         max_output_bytes: the most output one terminal retains, whatever the request asks.
         reap_timeout: how long ``release`` and :meth:`close` wait for a killed command.
+        on_spawn: called with ``(argv, cwd)`` after each command started (to show the user what
+            the agent runs).
     """
 
     def __init__(
@@ -282,6 +284,7 @@ class LocalTerminals:
         max_terminals: int = 64,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         reap_timeout: float = 5.0,
+        on_spawn: Callable[[list[str], str], None] | None = None,
     ) -> None:
         self._workspace = WorkspaceFileSystem(roots)
         for name, value in (
@@ -304,6 +307,7 @@ class LocalTerminals:
         self._ids = itertools.count(1)
         self._prefix = os.urandom(4).hex()
         self._closed = False
+        self._on_spawn = on_spawn
         self._reaping: set[_Terminal] = set()
 
     # ------------------------------------------------------------------ state
@@ -434,6 +438,8 @@ class LocalTerminals:
             self._terminals[terminal_id] = _Terminal(
                 terminal_id, str(request.session_id), proc, limit
             )
+        if self._on_spawn is not None:
+            self._on_spawn(argv, cwd)
         return CreateTerminalResponse(terminal_id=terminal_id)
 
     def terminal_output(self, request: TerminalOutputRequest) -> TerminalOutputResponse:

@@ -103,6 +103,8 @@ def test_renderer_streams_text_inline_and_puts_the_rest_on_the_side() -> None:
         )
     )
     render(_note({"sessionUpdate": "something_new", "x": 1}))
+    assert out.getvalue() == "Hello there"  # no line break inserted into another stream
+    render.end()
     assert out.getvalue() == "Hello there\n"
     assert "⚙ tool Search [pending]" in side.getvalue()
     assert "✔ Step" in side.getvalue()

@@ -37,7 +37,8 @@ def test_interactive_permission_reads_the_choice_from_stdin(rxacp_cli: Any) -> N
 
 def test_interactive_permission_never_approves_on_end_of_input(rxacp_cli: Any) -> None:
     run = rxacp_cli("prompt", "--agent", AGENT, "permission", stdin="")
-    assert run.out.strip() == "reject"
+    assert run.out.strip() == "cancelled"
+    assert "cancelled: no answer (end of input)" in run.err
 
 
 def test_fs_read_inside_the_cwd_is_served(rxacp_cli: Any, tmp_path: Path) -> None:

@@ -59,6 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='the agent command line, e.g. "python -m rxacp.testing.reference_agent", '
         "or a WebSocket agent's ws:// / wss:// URL (needs rxacp[websocket])",
     )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        default=os.environ.get("RXACP_AGENT_TOKEN") or None,
+        help="bearer token for a ws:// agent started with token= "
+        "(default: $RXACP_AGENT_TOKEN; the variable keeps it out of the process list)",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="session directory (default: current)")
     answer = parser.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every permission request")
@@ -111,8 +118,12 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def make_transport(agent: str, err: IO[str], prog: str) -> AcpTransport | int:
-    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code."""
+def make_transport(
+    agent: str, err: IO[str], prog: str, token: str | None = None
+) -> AcpTransport | int:
+    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code.
+
+    ``token``: the bearer token a ws:// agent started with ``token=`` requires."""
     agent = agent.strip()
     if agent.startswith(("ws://", "wss://")):
         try:
@@ -120,7 +131,7 @@ def make_transport(agent: str, err: IO[str], prog: str) -> AcpTransport | int:
         except ImportError as exc:
             err.write(f"{prog}: {exc}\n")
             return EXIT_USAGE
-        return WebSocketAcpClientTransport(agent)
+        return WebSocketAcpClientTransport(agent, token=token)
     try:
         command = shlex.split(agent)
     except ValueError as exc:
@@ -184,7 +195,7 @@ def run(
     if args.terminal_shell and not args.terminals:
         err.write("rxacp prompt: --terminal-shell needs --terminals\n")
         return EXIT_USAGE
-    transport = make_transport(args.agent, err, "rxacp prompt")
+    transport = make_transport(args.agent, err, "rxacp prompt", token=args.token)
     if isinstance(transport, int):
         return transport
     if args.log_wire:

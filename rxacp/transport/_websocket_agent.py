@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import socket
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from reactivex import abc as rx_abc
@@ -25,8 +25,11 @@ from websockets.frames import CloseCode
 
 from rxacp.errors import AcpConnectionException
 from rxacp.transport._websocket_common import (
+    DEFAULT_FIRST_MESSAGE_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_PATH,
+    _access,
     _check_path,
     _log,
     _Options,
@@ -51,48 +54,68 @@ connection ends. Runs on a worker thread, so it may block briefly."""
 
 
 class _IdleTimer:
-    """Closes a connection after ``seconds`` without a message in either direction."""
+    """Closes a connection that sent no first message within ``first`` seconds of the handshake,
+    or after ``idle`` seconds without a message in either direction (each ``None``: off)."""
 
     def __init__(
         self,
         transport: WebSocketAcpAgentTransport,
-        seconds: float,
+        idle: float | None,
+        first: float | None,
         scheduler: rx_abc.SchedulerBase | None,
     ) -> None:
-        self._t, self._seconds = transport, seconds
+        self._t, self._idle, self._first = transport, idle, first
         loop = transport._ws_loop
         assert loop is not None
         self._loop = loop
         self._scheduler = scheduler or AsyncIOThreadSafeScheduler(loop)
-        self._last = self._scheduler.now
+        self._start = self._last = self._scheduler.now
+        self._got_first = first is None
         self._timer: rx_abc.DisposableBase | None = None
         self._closing: asyncio.Task[None] | None = None
         self._stopped = False
-        self._arm(seconds)
+        self._arm(min(s for s in (idle, first) if s is not None))
 
     def touch(self) -> None:
+        """A message was sent."""
+        self._last = self._scheduler.now
+
+    def received(self) -> None:
+        """A message arrived."""
+        self._got_first = True
         self._last = self._scheduler.now
 
     def _arm(self, seconds: float) -> None:
-        self._timer = self._scheduler.schedule_relative(seconds, self._fired)
+        self._timer = self._scheduler.schedule_relative(max(seconds, 0.0), self._fired)
 
     def _fired(self, _scheduler: rx_abc.SchedulerBase, _state: Any) -> None:
         """Runs on the scheduler's thread (the loop's, or a test's virtual clock)."""
         if self._stopped:
             return
-        idle = (self._scheduler.now - self._last).total_seconds()
-        if idle < self._seconds:
-            self._arm(self._seconds - idle)
+        now = self._scheduler.now
+        waits: list[float] = []
+        reason = None
+        if not self._got_first and self._first is not None:
+            left = self._first - (now - self._start).total_seconds()
+            if left <= 0:
+                reason = f"no first message within {self._first:g} s of the handshake"
+            waits.append(left)
+        if reason is None and self._idle is not None:
+            left = self._idle - (now - self._last).total_seconds()
+            if left <= 0:
+                reason = f"idle timeout: no message for {self._idle:g} s"
+            waits.append(left)
+        if reason is None:
+            self._arm(min(waits))
             return
         self._stopped = True
-        _log.info("closing an idle WebSocket connection (%g s without a message)", idle)
+        _log.info("closing a WebSocket connection: %s", reason)
         with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._close)
+            self._loop.call_soon_threadsafe(self._close, reason)
 
-    def _close(self) -> None:
+    def _close(self, reason: str) -> None:
         ws = self._t._ws
         if ws is not None:
-            reason = f"idle timeout: no message for {self._seconds:g} s"
             self._closing = self._loop.create_task(ws.close(CloseCode.GOING_AWAY, reason))
 
     def stop(self) -> None:
@@ -112,6 +135,18 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
     the first client (at most ``accept_timeout`` seconds, ``None``: forever) and serves only it:
     a second client is refused with close code 1013, and the listener closes with the
     connection. That is the Java SDK's behaviour; for a service use :meth:`server`.
+
+    Timeouts (seconds; ``None`` or ``0``: off): ``first_message_timeout`` (default 10) closes a
+    connection that sends no message that long after its handshake, and ``idle_timeout``
+    (default 3600) one without a message in either direction that long (keepalive pings do
+    not count), both with code 1001 and a reason naming the limit.
+
+    Browsers: a handshake carrying an ``Origin`` header (every browser sends one; non-browser
+    clients normally do not) is refused with HTTP 403 unless that origin is in
+    ``allowed_origins`` (e.g. ``["https://editor.example"]``; ``"null"`` for sandboxed pages,
+    ``"*"`` for any), so a web page the user opens cannot drive a local agent. ``token``: when
+    set, every handshake must send ``Authorization: Bearer <token>`` (else HTTP 401);
+    ``WebSocketAcpClientTransport(url, token=...)`` sends it.
     """
 
     def __init__(
@@ -121,7 +156,8 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         path: str = DEFAULT_PATH,
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-        idle_timeout: float | None = None,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+        first_message_timeout: float | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
         accept_timeout: float | None = None,
         ping_interval: float | None = 20.0,
         ping_timeout: float | None = 20.0,
@@ -129,6 +165,8 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         compression: bool = False,
         scheduler: rx_abc.SchedulerBase | None = None,
         serve_options: Mapping[str, Any] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        token: str | None = None,
     ) -> None:
         _check_path(path)
         self._init_core(
@@ -136,9 +174,11 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         )
         self.path = path
         self._idle_seconds = _positive_or_none("idle_timeout", idle_timeout)
+        self._first_seconds = _positive_or_none("first_message_timeout", first_message_timeout)
         self._accept_timeout = _positive_or_none("accept_timeout", accept_timeout)
         self._scheduler = scheduler
         self._serve_options = dict(serve_options or {})
+        self._access = _access(allowed_origins, token)
         self._server: Server | None = None
         self._sock: socket.socket | None = socket.create_server((host, port))
         self.host, self.port = self._sock.getsockname()[:2]
@@ -157,12 +197,14 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         ws: ServerConnection,
         options: _Options,
         idle_timeout: float | None,
+        first_message_timeout: float | None,
         scheduler: rx_abc.SchedulerBase | None,
     ) -> WebSocketAcpAgentTransport:
         self = cls.__new__(cls)
         self._init_core(options)
         self._sock, self._server, self._accept_timeout = None, None, None
         self._idle_seconds, self._scheduler = idle_timeout, scheduler
+        self._first_seconds = first_message_timeout
         self._serve_options = {}
         address = ws.local_address
         self.host, self.port = address[0], address[1]
@@ -192,9 +234,9 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
     async def _serve(self) -> None:
         """Run the connection bound with :meth:`_bind` until it ends (ws loop)."""
         idle: _IdleTimer | None = None
-        if self._idle_seconds is not None:
-            idle = _IdleTimer(self, self._idle_seconds, self._scheduler)
-            self._activity = idle.touch
+        if self._idle_seconds is not None or self._first_seconds is not None:
+            idle = _IdleTimer(self, self._idle_seconds, self._first_seconds, self._scheduler)
+            self._activity, self._received = idle.touch, idle.received
         try:
             await self._run()
         finally:
@@ -223,7 +265,9 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
 
         sock, self._sock = self._sock, None
         self._server = await serve(
-            handler, sock=sock, **_serve_kwargs(self._opts, self.path, self._serve_options)
+            handler,
+            sock=sock,
+            **_serve_kwargs(self._opts, self.path, self._access, self._serve_options),
         )
         try:
             await asyncio.wait_for(first, self._accept_timeout)

@@ -35,7 +35,8 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
     automatic reconnect: when the connection ends, pending requests fail with
     :class:`AcpConnectionException`; build a new transport and client to connect again.
 
-    ``headers`` are sent with the opening handshake (e.g. ``Authorization``). Keepalive pings
+    ``headers`` are sent with the opening handshake (e.g. ``Authorization``); ``token`` adds
+    ``Authorization: Bearer <token>`` for a server started with ``token=``. Keepalive pings
     detect a dead peer (``ping_interval``/``ping_timeout``; ``None`` disables). ``connect_options``
     are passed on to ``websockets.asyncio.client.connect`` (e.g. ``ssl=``, ``proxy=``).
     """
@@ -52,6 +53,7 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
         close_timeout: float = 5.0,
         compression: bool = False,
         connect_options: Mapping[str, Any] | None = None,
+        token: str | None = None,
     ) -> None:
         if not isinstance(uri, str):
             raise TypeError(f"uri must be a str like 'ws://127.0.0.1:8765/acp', got {uri!r}")
@@ -66,6 +68,10 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
         self.uri = uri
         self.connect_timeout = float(connect_timeout)
         self._headers = dict(headers or {})
+        if token is not None:
+            if not isinstance(token, str) or not token:
+                raise ValueError("token must be a non-empty string (or None)")
+            self._headers["Authorization"] = f"Bearer {token}"
         self._connect_options = dict(connect_options or {})
         self._task: asyncio.Task[None] | None = None
 

@@ -12,9 +12,10 @@ nor for checking that ``websockets`` is installed (the public ``rxacp.transport.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -27,18 +28,22 @@ from websockets.http11 import Request, Response
 from rxacp.transport.base import TransportClosed
 
 __all__ = [
+    "DEFAULT_FIRST_MESSAGE_TIMEOUT",
+    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_MESSAGE_SIZE",
     "DEFAULT_PATH",
     "_CLOSE_GRACE",
     "_SHUTDOWN",
+    "_Access",
     "_End",
     "_Options",
+    "_access",
     "_call",
     "_check_path",
     "_describe_close",
+    "_handshake_guard",
     "_log",
     "_options",
-    "_path_guard",
     "_positive_or_none",
     "_run_loop",
     "_running_loop",
@@ -50,6 +55,12 @@ _log = logging.getLogger("rxacp.transport.websocket")
 
 DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
 """Default cap on one incoming message (16 MiB); larger messages close the connection (1009)."""
+
+DEFAULT_FIRST_MESSAGE_TIMEOUT = 10.0
+"""Default seconds a connection may stay silent after its handshake (slowloris bound)."""
+
+DEFAULT_IDLE_TIMEOUT = 3600.0
+"""Default seconds without a message either way before an agent-side connection is closed."""
 
 DEFAULT_PATH = "/acp"
 """Default HTTP path of the agent endpoint."""
@@ -130,11 +141,60 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _path_guard(path: str) -> Callable[[ServerConnection, Request], Response | None]:
+@dataclass(frozen=True)
+class _Access:
+    """Who may open a connection: browser origins allowed, and the bearer token, if any."""
+
+    origins: frozenset[str]
+    token: str | None
+
+    def refusal(self, request: Request) -> tuple[HTTPStatus, str] | None:
+        """Why the handshake ``request`` is refused (status, body), or ``None``."""
+        for origin in request.headers.get_all("Origin"):
+            if "*" not in self.origins and _origin_key(origin) not in self.origins:
+                _log.warning(
+                    "refused a WebSocket handshake from Origin %r (not in allowed_origins)", origin
+                )
+                return HTTPStatus.FORBIDDEN, (
+                    f"Origin {origin!r} is not allowed: a web page may not drive this agent "
+                    "(the server's allowed_origins lists the pages that may)\n"
+                )
+        if self.token is not None:
+            given = request.headers.get("Authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                _log.warning("refused a WebSocket handshake without the right bearer token")
+                return HTTPStatus.UNAUTHORIZED, (
+                    "this agent needs a bearer token: send 'Authorization: Bearer <token>'\n"
+                )
+        return None
+
+
+def _origin_key(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+def _access(allowed_origins: Iterable[str] | None, token: str | None) -> _Access:
+    if isinstance(allowed_origins, str):
+        raise TypeError(
+            f"allowed_origins is a list of origins, e.g. [{allowed_origins!r}], not one string"
+        )
+    listed = list(allowed_origins or ())
+    if any(not isinstance(o, str) for o in listed):
+        raise TypeError(f"allowed_origins must hold strings, got {allowed_origins!r}")
+    origins = frozenset(_origin_key(o) for o in listed)
+    if token is not None and (not isinstance(token, str) or not token):
+        raise ValueError("token must be a non-empty string (or None: no token needed)")
+    return _Access(origins, token)
+
+
+def _handshake_guard(
+    path: str, access: _Access
+) -> Callable[[ServerConnection, Request], Response | None]:
     def process_request(connection: ServerConnection, request: Request) -> Response | None:
-        if urllib.parse.urlsplit(request.path).path == path:
-            return None
-        return connection.respond(HTTPStatus.NOT_FOUND, f"no ACP endpoint here; use {path}\n")
+        if urllib.parse.urlsplit(request.path).path != path:
+            return connection.respond(HTTPStatus.NOT_FOUND, f"no ACP endpoint here; use {path}\n")
+        refused = access.refusal(request)
+        return None if refused is None else connection.respond(*refused)
 
     return process_request
 
@@ -148,9 +208,11 @@ def _url(host: str, port: int, path: str) -> str:
     return f"ws://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 
-def _serve_kwargs(opts: _Options, path: str, extra: Mapping[str, Any]) -> dict[str, Any]:
+def _serve_kwargs(
+    opts: _Options, path: str, access: _Access, extra: Mapping[str, Any]
+) -> dict[str, Any]:
     return {
-        "process_request": _path_guard(path),
+        "process_request": _handshake_guard(path, access),
         "max_size": opts.max_message_size,
         "ping_interval": opts.ping_interval,
         "ping_timeout": opts.ping_timeout,

@@ -56,7 +56,8 @@ class _WebSocketTransport(AcpTransport):
         self._out_event: asyncio.Event | None = None
         self._closed = False  # close() called: sends are dropped
         self._reported = False  # on_closed delivered
-        self._activity: Callable[[], None] | None = None
+        self._activity: Callable[[], None] | None = None  # a message was sent
+        self._received: Callable[[], None] | None = None  # a message arrived
 
     # -- receiving (ws loop → receiver loop) -------------------------------------------------
     def _attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
@@ -182,8 +183,8 @@ class _WebSocketTransport(AcpTransport):
         try:
             while True:
                 data = await ws.recv(decode=False)
-                if self._activity is not None:
-                    self._activity()
+                if self._received is not None:
+                    self._received()
                 self._push(data)
         except ConnectionClosed as exc:
             self._push(_End(_describe_close(exc, self._opts.max_message_size)))

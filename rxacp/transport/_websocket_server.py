@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any, Self
 
@@ -25,8 +25,11 @@ from websockets.frames import CloseCode
 from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
 from rxacp.transport._websocket_common import (
     _SHUTDOWN,
+    DEFAULT_FIRST_MESSAGE_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_PATH,
+    _access,
     _check_path,
     _log,
     _options,
@@ -47,11 +50,20 @@ class WebSocketAcpAgentServer:
     ``lambda t: AcpAgent.sync(t).prompt_handler(handle).build()``); the server starts it (if
     the factory did not) and closes it when the connection ends. Limits: at most
     ``max_connections`` at once (more are closed with code 1013 and a reason naming the
-    limit; ``None``: no limit); ``idle_timeout`` seconds without a message either way closes
-    a connection with code 1001 (``None``: off — a prompt that sends nothing for longer would
-    be cut off, so keep it above your longest silent turn); an incoming message over
+    limit; ``None``: no limit); ``first_message_timeout`` seconds (default 10) without a first
+    message after the handshake, or ``idle_timeout`` seconds (default 3600) without a message
+    either way, close a connection with code 1001 (``None`` or ``0``: off; a prompt that sends
+    nothing for longer than ``idle_timeout`` is cut off too, so keep it above your longest
+    silent turn, a permission dialog left open included); an incoming message over
     ``max_message_size`` closes that connection with code 1009. Other paths than ``path`` get
     HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`).
+
+    Browsers: a handshake carrying an ``Origin`` header (every browser sends one; non-browser
+    clients normally do not) is refused with HTTP 403 unless that origin is in
+    ``allowed_origins`` (e.g. ``["https://editor.example"]``; ``"null"`` for sandboxed pages,
+    ``"*"`` for any), so a web page the user opens cannot drive a local agent. ``token``: when
+    set, every handshake must send ``Authorization: Bearer <token>`` (else HTTP 401);
+    ``WebSocketAcpClientTransport(url, token=...)`` sends it.
 
     Sync: ``start()`` runs the server on its own daemon loop thread, ``close()`` stops it.
     Async: ``await start_async()`` serves on the running loop, ``await aclose()``. Closing
@@ -68,13 +80,16 @@ class WebSocketAcpAgentServer:
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         max_connections: int | None = 100,
-        idle_timeout: float | None = None,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+        first_message_timeout: float | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
         ping_interval: float | None = 20.0,
         ping_timeout: float | None = 20.0,
         close_timeout: float = 5.0,
         compression: bool = False,
         scheduler: rx_abc.SchedulerBase | None = None,
         serve_options: Mapping[str, Any] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        token: str | None = None,
     ) -> None:
         if not callable(agent_factory):
             raise TypeError("agent_factory must be callable: factory(transport) -> agent")
@@ -95,8 +110,10 @@ class WebSocketAcpAgentServer:
             max_message_size, ping_interval, ping_timeout, close_timeout, compression
         )
         self._idle = _positive_or_none("idle_timeout", idle_timeout)
+        self._first = _positive_or_none("first_message_timeout", first_message_timeout)
         self._scheduler = scheduler
         self._serve_options = dict(serve_options or {})
+        self._access = _access(allowed_origins, token)
         self._server: Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -127,7 +144,7 @@ class WebSocketAcpAgentServer:
         if self._server is not None:
             raise RuntimeError("WebSocketAcpAgentServer started twice")
         self._loop = asyncio.get_running_loop()
-        kwargs = _serve_kwargs(self._opts, self.path, self._serve_options)
+        kwargs = _serve_kwargs(self._opts, self.path, self._access, self._serve_options)
         self._server = await serve(self._handle, self.host, self._requested_port, **kwargs)
         self.port = self._server.sockets[0].getsockname()[1]
         _log.info("ACP WebSocket agent server listening on %s", self.url)
@@ -238,7 +255,7 @@ class WebSocketAcpAgentServer:
             await ws.close(CloseCode.TRY_AGAIN_LATER, reason)
             return
         transport = WebSocketAcpAgentTransport._for_connection(
-            ws, self._opts, self._idle, self._scheduler
+            ws, self._opts, self._idle, self._first, self._scheduler
         )
         self._active.add(transport)
         loop = asyncio.get_running_loop()

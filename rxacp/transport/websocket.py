@@ -20,7 +20,11 @@ descriptions), ``_websocket_connection`` (one connection's frames), ``_websocket
 ``_websocket_agent`` (one connection, agent side) and ``_websocket_server``. Import the public
 names from here.
 
-This module is *not* responsible for JSON-RPC, ACP semantics, authentication or reconnecting.
+Hostile clients: a handshake carrying a browser's ``Origin`` header is refused unless
+allow-listed (``allowed_origins=``), ``token=`` requires a bearer token, and silent connections
+are closed (``first_message_timeout``, ``idle_timeout``); see ``docs/reliability.md``.
+
+This module is *not* responsible for JSON-RPC, ACP semantics or reconnecting.
 """
 
 from __future__ import annotations
@@ -28,7 +32,12 @@ from __future__ import annotations
 try:
     from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
     from rxacp.transport._websocket_client import WebSocketAcpClientTransport
-    from rxacp.transport._websocket_common import DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PATH
+    from rxacp.transport._websocket_common import (
+        DEFAULT_FIRST_MESSAGE_TIMEOUT,
+        DEFAULT_IDLE_TIMEOUT,
+        DEFAULT_MAX_MESSAGE_SIZE,
+        DEFAULT_PATH,
+    )
     from rxacp.transport._websocket_server import WebSocketAcpAgentServer
 except ImportError as _exc:  # pragma: no cover - exercised in a test with websockets hidden
     if (_exc.name or "").split(".")[0] != "websockets":  # a bug, not a missing extra
@@ -39,6 +48,8 @@ except ImportError as _exc:  # pragma: no cover - exercised in a test with webso
     ) from _exc
 
 __all__ = [
+    "DEFAULT_FIRST_MESSAGE_TIMEOUT",
+    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_MESSAGE_SIZE",
     "DEFAULT_PATH",
     "AgentFactory",

@@ -8,11 +8,17 @@ Every path an agent sends is checked before anything is opened:
 - after resolving every symbolic link it must lie inside one of the roots, compared component
   by component, so ``/work/root-evil`` is *not* inside ``/work/root`` and a link pointing out of
   the workspace is refused (``-32602``);
-- the file is opened with ``O_NOFOLLOW`` and the opened descriptor is checked again (through
-  ``/proc/self/fd`` where available), so swapping a checked path for a symbolic link between
-  the check and the open is refused as well;
-- a missing file (read) is ``-32002`` (resource not found); a directory, a non-UTF-8 file or a
-  file over ``max_file_bytes`` is ``-32602``.
+- the resolved path is then opened ``openat``-style: walked from the root's directory
+  descriptor one component at a time with ``O_NOFOLLOW``, the file opened or created under its
+  verified parent's descriptor, and the opened descriptor checked again (through
+  ``/proc/self/fd`` where available; a file this call created is removed if that check fails),
+  so a directory or file swapped for a symbolic link meanwhile can never lead outside the roots
+  (platforms without ``dir_fd`` support open by path with the post-open check);
+- anything that is not a regular file (FIFO, socket, device, directory) is refused ``-32602``
+  naming what it is, after an ``lstat`` and again after a non-blocking open, so a FIFO never
+  blocks a worker thread;
+- a missing file (read) is ``-32002`` (resource not found); a non-UTF-8 file or a file over
+  ``max_file_bytes`` is ``-32602``.
 
 ``line`` (1-based, as the spec says) and ``limit`` (a number of lines) are honoured; lines end
 at ``\\n`` and keep their line terminators. Writes create the file and any missing parent
@@ -28,13 +34,13 @@ Use it with either builder::
     fs.install(builder)                                          # the same, for either builder
 
 This module is *not* responsible for asking the user anything, for unsaved editor buffers or for
-terminals; and it does not defend against a local user who can rename directories inside the
-roots while a request runs (the post-open check catches the file itself, not its parents).
+terminals; nor for a root directory itself being moved or replaced while it serves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import stat
@@ -58,11 +64,33 @@ DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_OPENAT = (
+    os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and os.mkdir in os.supports_dir_fd
+    and bool(_NOFOLLOW and _DIRECTORY)
+)
 _PROC_FD = "/proc/self/fd"
 
 
 def _invalid(message: str) -> AcpProtocolException:
     return AcpProtocolException.invalid_params(message)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "a special file"
 
 
 class WorkspaceFileSystem:
@@ -109,13 +137,13 @@ class WorkspaceFileSystem:
     # ------------------------------------------------------------------ path checks
     def contains(self, real_path: str) -> bool:
         """True when an already-resolved path is one of the roots or below one."""
-        for root in self.roots:
-            if real_path == root:
-                return True
-            prefix = root if root.endswith(os.sep) else root + os.sep
-            if real_path.startswith(prefix):
-                return True
-        return False
+        return any(self.contains_in(root, real_path) for root in self.roots)
+
+    @staticmethod
+    def contains_in(root: str, real_path: str) -> bool:
+        """True when an already-resolved path is ``root`` or below it."""
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        return real_path == root or real_path.startswith(prefix)
 
     def resolve(self, path: Any) -> str:
         """The real path of ``path`` if the agent may use it, else ``AcpProtocolException``."""
@@ -135,7 +163,7 @@ class WorkspaceFileSystem:
             raise _invalid(f"refused: {path!r} is outside the workspace roots")
         return real
 
-    def _check_open(self, fd: int, path: str, real: str) -> None:
+    def _check_open(self, fd: int, path: str, real: str | None) -> None:
         """Re-check the file actually opened (defeats a swap after :meth:`resolve`)."""
         opened: str | None = None
         try:
@@ -146,6 +174,8 @@ class WorkspaceFileSystem:
             if not self.contains(opened):
                 raise _invalid(f"refused: {path!r} is outside the workspace roots")
             return
+        if real is None:  # opened under a verified parent descriptor: nothing more to compare
+            return
         try:  # no /proc: the descriptor must be the file the checked path names now
             same = os.path.samestat(os.fstat(fd), os.stat(real, follow_symlinks=False))
         except OSError:
@@ -154,24 +184,132 @@ class WorkspaceFileSystem:
             raise _invalid(f"refused: {path!r} changed while it was being opened")
 
     def _open(self, path: str, real: str, flags: int) -> int:
+        """Open ``real`` (already resolved and inside a root) for ``flags``, race-free.
+
+        Where the platform has ``openat`` (``dir_fd``), the path is walked from the root's
+        directory descriptor one component at a time, each with ``O_NOFOLLOW``, and the file is
+        opened (or created) under its verified parent's descriptor: a directory swapped for a
+        symbolic link meanwhile makes the walk fail instead of leading outside the roots.
+        Anything that is not a regular file (FIFO, socket, device, directory) is refused after
+        an ``lstat`` and again after a non-blocking open, so a FIFO never blocks a thread.
+        """
+        if not _OPENAT:
+            return self._open_by_path(path, real, flags)
+        root = next(r for r in self.roots if self.contains_in(r, real))
+        rel = os.path.relpath(real, root)
+        parts = [] if rel == os.curdir else rel.split(os.sep)
+        if not parts:
+            raise _invalid(f"{path} is a directory")
+        create = bool(flags & os.O_CREAT)
+        dir_fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         try:
-            fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC, 0o666)
+            for name in parts[:-1]:
+                sub = self._open_dir(path, name, dir_fd, create)
+                os.close(dir_fd)
+                dir_fd = sub
+            return self._open_leaf(path, parts[-1], dir_fd, flags)
+        finally:
+            os.close(dir_fd)
+
+    def _open_dir(self, path: str, name: str, dir_fd: int, create: bool) -> int:
+        dir_flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+        for attempt in (0, 1):
+            try:
+                return os.open(name, dir_flags, dir_fd=dir_fd)
+            except FileNotFoundError:
+                if not create:
+                    raise AcpProtocolException.resource_not_found(
+                        f"file not found: {path}"
+                    ) from None
+                if attempt:
+                    break
+                try:
+                    os.mkdir(name, 0o777, dir_fd=dir_fd)
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    raise _invalid(f"cannot create the parent directory of {path}") from exc
+            except OSError as exc:  # ELOOP / ENOTDIR: a link or a file where a directory was
+                raise _invalid(
+                    f"refused: a parent of {path!r} is not a directory inside the workspace "
+                    f"({os.strerror(exc.errno or 0)})"
+                ) from None
+        raise _invalid(f"refused: {path!r} changed while it was being opened")
+
+    def _open_leaf(self, path: str, name: str, dir_fd: int, flags: int) -> int:
+        try:
+            before: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
-            raise AcpProtocolException.resource_not_found(f"file not found: {path}") from None
-        except IsADirectoryError:
-            raise _invalid(f"{path} is a directory") from None
+            before = None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise _invalid(f"refused: {path!r} is a symbolic link") from None
             raise _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}") from None
+        if before is None and not flags & os.O_CREAT:
+            raise AcpProtocolException.resource_not_found(f"file not found: {path}")
+        if before is not None and not stat.S_ISREG(before.st_mode):
+            raise _invalid(f"{path} is {_kind(before.st_mode)}, not a regular file")
+        try:
+            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666, dir_fd=dir_fd)
+        except OSError as exc:
+            raise self._open_error(path, exc) from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise _invalid(f"{path} is {_kind(mode)}, not a regular file")
+            self._check_open(fd, path, None)
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            if before is None:  # we created it: leave nothing behind where we refused it
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=dir_fd)
+            raise
+        return fd
+
+    def _open_by_path(self, path: str, real: str, flags: int) -> int:
+        """Without ``openat``: open by path, then check the opened descriptor."""
+        try:
+            before = os.stat(real, follow_symlinks=False)
+        except FileNotFoundError:
+            before = None
+        except OSError:
+            before = None
+        if before is not None and not stat.S_ISREG(before.st_mode):
+            raise _invalid(f"{path} is {_kind(before.st_mode)}, not a regular file")
+        if flags & os.O_CREAT:
+            parent = os.path.dirname(real)
+            try:
+                os.makedirs(parent, exist_ok=True)
+            except OSError as exc:
+                raise _invalid(f"cannot create the parent directory of {path}") from exc
+            if not self.contains(os.path.realpath(parent)):  # a link appeared meanwhile
+                raise _invalid(f"refused: {path!r} is outside the workspace roots")
+        try:
+            fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666)
+        except OSError as exc:
+            raise self._open_error(path, exc) from None
         try:
             self._check_open(fd, path, real)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise _invalid(f"{path} is not a regular file")
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise _invalid(f"{path} is {_kind(mode)}, not a regular file")
+            if _NONBLOCK:
+                os.set_blocking(fd, True)
         except BaseException:
             os.close(fd)
             raise
         return fd
+
+    @staticmethod
+    def _open_error(path: str, exc: OSError) -> AcpProtocolException:
+        if isinstance(exc, FileNotFoundError):
+            return AcpProtocolException.resource_not_found(f"file not found: {path}")
+        if isinstance(exc, IsADirectoryError):
+            return _invalid(f"{path} is a directory")
+        if exc.errno == errno.ELOOP:
+            return _invalid(f"refused: {path!r} is a symbolic link")
+        if exc.errno == errno.ENXIO:  # a FIFO without a reader, opened for writing
+            return _invalid(f"{path} is a FIFO, not a regular file")
+        return _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}")
 
     # ------------------------------------------------------------------ handlers (blocking)
     def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
@@ -226,14 +364,6 @@ class WorkspaceFileSystem:
         real = self.resolve(request.path)
         if real in self.roots:
             raise _invalid(f"{request.path} is a directory")
-        parent = os.path.dirname(real)
-        if not os.path.isdir(parent):
-            try:
-                os.makedirs(parent, exist_ok=True)
-            except OSError as exc:
-                raise _invalid(f"cannot create the parent directory of {request.path}") from exc
-            if not self.contains(os.path.realpath(parent)):  # a link appeared meanwhile
-                raise _invalid(f"refused: {request.path!r} is outside the workspace roots")
         fd = self._open(request.path, real, os.O_WRONLY | os.O_CREAT)
         with open(fd, "wb") as file:
             file.truncate(0)

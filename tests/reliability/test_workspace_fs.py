@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,10 @@ from hypothesis import strategies as st
 from rxacp.client import AcpClient, WorkspaceFileSystem
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import ReadTextFileRequest, WriteTextFileRequest
-from rxacp.session import AcpSession
+from rxacp.session import AcpSession, wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 
-from .conftest import Figure
+from .conftest import Figure, scaled
 
 SECRET = "TOP-SECRET-OUTSIDE"
 
@@ -287,3 +289,132 @@ def test_ten_thousand_hostile_paths_give_zero_escapes(
     assert counts["escapes"] == 0
     assert outside_files() == before  # nothing outside the root was created or changed
     assert counts["served"] > 0 and counts["refused"] > 0
+
+
+# ---------------------------------------------------------------------------- issue 17 items 6-7
+FIFOS = 40  # more than the client's 32 worker threads
+
+
+def test_fifos_in_the_workspace_are_refused_at_once_and_a_normal_read_still_answers(
+    workspace: dict[str, Path], figure: Figure
+) -> None:
+    """Before: ``open()`` on a FIFO blocked for ever; 40 of them took all 32 workers, so a
+    normal read never answered. Now each is refused ``-32602`` naming the FIFO, at once."""
+    root = workspace["root"]
+    fifos = [root / f"pipe{i}" for i in range(FIFOS)]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+    fs = WorkspaceFileSystem([root])
+    pair = InMemoryTransportPair.create()
+    client = fs.install(AcpClient.sync(pair.client_transport)).build()
+    agent = AcpSession(pair.agent_transport, role="agent")
+    try:
+        client.session.start()
+        agent.start()
+        calls = [
+            agent.send_request("fs/read_text_file", {"sessionId": "s", "path": str(f)})
+            for f in fifos
+        ]
+        errors = []
+        for call in calls:
+            with pytest.raises(AcpProtocolException) as info:
+                wait_for(call, 10.0)
+            errors.append(info.value)
+        normal = {"sessionId": "s", "path": str(root / "a.txt")}
+        content = wait_for(agent.send_request("fs/read_text_file", normal), 10.0)["content"]
+        write = {"sessionId": "s", "path": str(fifos[0]), "content": "x"}
+        with pytest.raises(AcpProtocolException) as info:
+            wait_for(agent.send_request("fs/write_text_file", write), 10.0)
+        write_error = info.value
+    finally:
+        for fifo in fifos:  # release any reader still blocked in open() (the bug), then clean up
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        agent.close()
+        client.close()
+    figure("fifo_reads_refused", sum(e.code == -32602 for e in errors))
+    assert all(e.code == -32602 and "is a FIFO, not a regular file" in e.message for e in errors)
+    assert content.startswith("one\n")
+    assert write_error.code == -32602 and "FIFO" in write_error.message
+    assert (root / "pipe0").is_fifo()  # not replaced by a regular file
+
+
+def _swap_for_link(directory: Path, target: Path) -> None:
+    directory.rename(directory.with_name(directory.name + ".moved"))
+    directory.symlink_to(target)
+
+
+def _unswap(directory: Path) -> None:
+    directory.unlink()
+    directory.with_name(directory.name + ".moved").rename(directory)
+
+
+def test_a_parent_swapped_for_a_link_just_before_the_create_never_puts_a_file_outside(
+    workspace: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race made deterministic: ``sub`` becomes a link to ``outside`` right before the file
+    is created. Before: the create followed the link (``O_NOFOLLOW`` covers the last component
+    only) and left ``outside/victim.txt`` behind although the request was refused."""
+    root, outside = workspace["root"], workspace["outside"]
+    fs = WorkspaceFileSystem([root])
+    real_open = os.open
+
+    def racing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith("victim.txt") and flags & os.O_CREAT:
+            _swap_for_link(root / "sub", outside)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", racing_open)
+    request = WriteTextFileRequest(
+        session_id="s", path=str(root / "sub" / "victim.txt"), content="x"
+    )
+    with contextlib.suppress(AcpProtocolException):
+        fs.write_text_file(request)
+    monkeypatch.setattr(os, "open", real_open)
+    assert not (outside / "victim.txt").exists()
+    _unswap(root / "sub")
+    assert (root / "sub" / "victim.txt").read_text() == "x"  # written where it was checked
+
+
+WRITES = scaled(3_000, 30_000)
+
+
+def test_writes_racing_a_thread_that_swaps_a_parent_for_a_link_create_nothing_outside(
+    workspace: dict[str, Path], figure: Figure
+) -> None:
+    root, outside = workspace["root"], workspace["outside"]
+    fs = WorkspaceFileSystem([root])
+    stop = threading.Event()
+
+    sub, moved = root / "sub", root / "sub.moved"
+
+    def swapper() -> None:
+        spare = 0
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                sub.rename(moved)
+                sub.symlink_to(outside)  # the window: sub leads outside
+                sub.unlink()
+                if sub.exists():  # a write re-created sub meanwhile: keep it aside
+                    spare += 1
+                    sub.rename(root / f"sub.spare{spare}")
+                moved.rename(sub)
+
+    thread = threading.Thread(target=swapper, daemon=True)
+    thread.start()
+    refused = 0
+    try:
+        for i in range(WRITES):
+            path = str(root / "sub" / f"w{i}.txt")
+            try:
+                fs.write_text_file(WriteTextFileRequest(session_id="s", path=path, content="x"))
+            except AcpProtocolException:
+                refused += 1
+    finally:
+        stop.set()
+        thread.join(10.0)
+    escaped = [p.name for p in outside.iterdir() if p.name != "secret.txt"]
+    figure("writes", WRITES)
+    figure("refused_during_swaps", refused)
+    figure("files_created_outside", len(escaped))
+    assert escaped == []

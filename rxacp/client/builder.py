@@ -320,7 +320,8 @@ class AcpAsyncClientBuilder(_ClientBuilderBase[AcpAsyncClient]):
 
 class AcpSyncClientBuilder(_ClientBuilderBase[AcpSyncClient]):
     """Builds an :class:`AcpSyncClient`. Handlers return values and run on the worker pool
-    (they may block); consumers still run on the connection's loop and must not block."""
+    (they may block); consumers run on the client's consumer thread, one notification after
+    another in arrival order (they may block too: the agent is then read more slowly)."""
 
     def __init__(self, transport: AcpTransport) -> None:
         super().__init__(transport, blocking=True)
@@ -390,7 +391,9 @@ class AcpSyncClientBuilder(_ClientBuilderBase[AcpSyncClient]):
         """Create the client (the connection starts on the first call)."""
         delegate = self._build_async()
         return AcpSyncClient(
-            delegate, request_timeout=to_seconds(self._request_timeout, name="request_timeout")
+            delegate,
+            request_timeout=to_seconds(self._request_timeout, name="request_timeout"),
+            consumer_thread=self._handlers.consumer_thread,
         )
 
 

@@ -43,9 +43,10 @@ from ..schema.methods import (
     SESSION_UPDATE,
     MethodSpec,
 )
-from ..session import AcpSession, IncomingNotification, IncomingRequest
+from ..session import AcpSession, IncomingNotification, IncomingRequest, wait_for
 from ..session.adapters import as_observable
 from .streams import UpdateStream
+from .consumers import ConsumerThread
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -100,6 +101,9 @@ class ClientHandlers:
         """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
         self.session_closed_listeners: list[Callable[[str], object]] = []
         """Called with the session id after the client's ``session/close`` for it settled."""
+        self.consumer_thread: ConsumerThread | None = ConsumerThread() if blocking else None
+        """The sync client's consumers (and extension notification handlers) run here, in
+        arrival order, off the loop; the async client's run on the loop."""
 
 
 class PermissionTracker:
@@ -183,20 +187,23 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
             )
     for method, fn in handlers.ext_requests.items():
         session.set_request_handler(method, _ext_request_handler(session, method, fn, handlers))
+    thread = handlers.consumer_thread
     for method, fn in handlers.ext_notifications.items():
-        session.set_notification_handler(method, _ext_notification_handler(fn))
+        session.set_notification_handler(method, _ext_notification_handler(fn, thread))
     stream = handlers.update_stream
     session.set_notification_handler(
         SESSION_UPDATE,
-        _consumers_handler(SessionNotification, handlers.update_consumers, stream),
+        _consumers_handler(SessionNotification, handlers.update_consumers, stream, thread),
     )
     session.add_close_listener(lambda _reason: stream.complete())
     session.set_notification_handler(
         ELICITATION_COMPLETE,
         _consumers_handler(
-            CompleteElicitationNotification, handlers.elicitation_complete_consumers
+            CompleteElicitationNotification, handlers.elicitation_complete_consumers, thread
         ),
     )
+    if thread is not None:
+        session.add_close_listener(lambda _reason: thread.stop())
     session.unhandled_request_hint = _hint
     for listener in handlers.close_listeners:
         session.add_close_listener(_ignore_reason(listener))
@@ -289,10 +296,13 @@ def _ext_request_handler(
 
 
 def _ext_notification_handler(
-    fn: Callable[[Any], Any],
+    fn: Callable[[Any], Any], thread: ConsumerThread | None = None
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
-        result = fn(note.params if note.params is not None else {})
+        params = note.params if note.params is not None else {}
+        if thread is not None:
+            return thread.submit(lambda: _blocking_call(fn, params))
+        result = fn(params)
         if isinstance(result, reactivex.Observable) or inspect.isawaitable(result):
             return as_observable(result)  # holds the next notification until it finished
         return None
@@ -301,10 +311,14 @@ def _ext_notification_handler(
 
 
 def _consumers_handler(
-    model: type[AcpModel], consumers: list[Consumer], stream: UpdateStream | None = None
+    model: type[AcpModel],
+    consumers: list[Consumer],
+    stream: UpdateStream | None = None,
+    thread: ConsumerThread | None = None,
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
     """Deliver a notification to ``stream`` (if given), then to every consumer in
-    registration order.
+    registration order (on ``thread``, the sync client's consumer thread, when given; else on
+    the loop).
 
     A consumer that returns an Observable holds the following consumers (and, through the
     engine's ordered delivery, the next notification) until it completes. A failing consumer is
@@ -337,6 +351,13 @@ def _consumers_handler(
                 )
         return None
 
+    def run_blocking(value: Any) -> None:
+        for consumer in consumers:
+            try:
+                _blocking_call(consumer, value)
+            except Exception:
+                _log.exception("a %s consumer failed", model.__name__)
+
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         observed = stream is not None and stream.observed
         if not consumers and not observed:
@@ -345,6 +366,16 @@ def _consumers_handler(
         value = model.from_wire(params)
         if observed and stream is not None:
             stream.emit(cast(SessionNotification, value))
+        if thread is not None:
+            return thread.submit(lambda: run_blocking(value)) if consumers else None
         return run_from(value, 0)
 
     return handle
+
+
+def _blocking_call(fn: Callable[[Any], Any], value: Any) -> None:
+    """A sync client's consumer call, on the consumer thread: a returned Observable is waited
+    for there (it holds the next consumer call, as on the loop)."""
+    result = fn(value)
+    if isinstance(result, reactivex.Observable):
+        wait_for(result, None, what="consumer")

@@ -10,13 +10,14 @@ This module is *not* responsible for any protocol logic: everything is delegated
 
 from __future__ import annotations
 
+import logging
 import threading
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import reactivex
 
-from .._durations import Duration
+from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..schema import (
     AuthenticateRequest,
@@ -49,6 +50,7 @@ from ..session import AcpSession, wait_for
 from ..session.blocking import Waiter
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
+from .consumers import ConsumerThread
 
 if TYPE_CHECKING:  # unstable models load only when an unstable call is made
     from ..schema.unstable import (
@@ -66,6 +68,8 @@ __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
 _T = TypeVar("_T")
 
+_log = logging.getLogger("rxacp.client")
+
 WAIT_SLACK_SECONDS = 5.0
 """Extra time a blocking call waits beyond the engine's own timeout before giving up."""
 
@@ -75,17 +79,25 @@ class AcpSyncClient:
 
     Methods return the agent's answer or raise (``AcpProtocolException``,
     ``AcpCapabilityException``, ``AcpTimeoutException``, ``AcpConnectionException``). Safe to
-    call from several threads at once; never call it from a handler or consumer (they run on the
-    connection's loop, which the call would wait for).
+    call from several threads at once and from request handlers (they run on the worker pool).
+    Consumers run on the client's consumer thread (``rxacp-client-consumer-N``), one
+    notification after another; a consumer may send ``cancel`` but not make a blocking call.
 
     Ctrl-C while a call waits disposes it: the agent gets ``$/cancel_request`` and
     ``KeyboardInterrupt`` propagates. (Test seam: ``_wait`` is the :data:`Waiter` used for every
     wait; tests replace it to simulate an interrupt without signals.)
     """
 
-    def __init__(self, delegate: AcpAsyncClient, *, request_timeout: float | None) -> None:
+    def __init__(
+        self,
+        delegate: AcpAsyncClient,
+        *,
+        request_timeout: float | None,
+        consumer_thread: ConsumerThread | None = None,
+    ) -> None:
         self._async = delegate
         self._request_timeout = request_timeout
+        self._consumers = consumer_thread
         self._wait: Waiter = threading.Event.wait
 
     # ------------------------------------------------------------------ plumbing
@@ -95,8 +107,24 @@ class AcpSyncClient:
                 f"AcpSyncClient.{what} called on the connection's own loop thread (from a consumer "
                 "or async handler); it would wait for itself. Use the async client there."
             )
+        consumers = self._consumers
+        if consumers is not None and consumers.on_thread():
+            raise RuntimeError(
+                f"AcpSyncClient.{what} called from a consumer: the consumer thread would wait "
+                "for its own updates. Send notifications (cancel) from a consumer, or hand the "
+                "call to another thread."
+            )
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS
-        return cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
+        value = cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
+        self._flush_consumers(limit)
+        return value
+
+    def _flush_consumers(self, timeout: float | None) -> None:
+        """Updates before the answer: wait until the consumers ran for every notification that
+        arrived before the answer just received (bounded; logged if they are that slow)."""
+        consumers = self._consumers
+        if consumers is not None and not consumers.flush(timeout):
+            _log.warning("the session update consumers are %s s behind the answer", timeout)
 
     def _request(self, source: reactivex.Observable[_T], what: str) -> _T:
         return self._block(source, what, self._request_timeout)
@@ -230,8 +258,10 @@ class AcpSyncClient:
         self._async.close()
 
     def close_gracefully(self, timeout: Duration | None = None) -> None:
-        """Drain queued notifications and flush writes, then close. Idempotent."""
+        """Drain queued notifications (through the consumers) and flush writes, then close.
+        Idempotent."""
         self._async.close_gracefully(timeout)
+        self._flush_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
 
     def __enter__(self) -> AcpSyncClient:
         return self

@@ -186,6 +186,7 @@ class MockAcpClient(CannedClientAnswers):
         response: PromptResponse = call.result(
             self._bound(timeout), lambda: self._seen("answer to session/prompt")
         )
+        self.client._flush_consumers(self._bound(timeout))  # the turn's updates are recorded
         return response
 
     def cancel(self, session_id: str | None = None) -> None:
@@ -227,6 +228,8 @@ class MockAcpClient(CannedClientAnswers):
         except AssertionError:
             call.dispose()
             raise
+        if call.done:
+            self.client._flush_consumers(bound)  # every update before the answer is recorded
         if call.done and len(self.updates_for(sid)) < base + n_updates:
             got = len(self.updates_for(sid)) - base
             raise AssertionError(
@@ -237,6 +240,7 @@ class MockAcpClient(CannedClientAnswers):
         response: PromptResponse = call.result(
             bound, lambda: self._seen("answer to the cancelled prompt")
         )
+        self.client._flush_consumers(bound)
         return response
 
     # ------------------------------------------------------------------ recordings

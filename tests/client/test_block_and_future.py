@@ -7,7 +7,9 @@ import asyncio
 import concurrent.futures
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -36,6 +38,25 @@ def _client(rig: Rig) -> Any:
 def _cancelled_ids(rig: Rig) -> list[Any]:
     rig.agent.wait_for_method(CANCEL_REQUEST)
     return [msg["params"]["requestId"] for msg in rig.agent.messages(CANCEL_REQUEST)]
+
+
+def _until(predicate: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.001)
+    return True
+
+
+def _main_thread_waits() -> bool:
+    """Whether the main thread is blocked in ``threading`` waiting (inside ``wait_for``)."""
+    frame = sys._current_frames().get(threading.main_thread().ident or 0)
+    names = []
+    while frame is not None:
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return bool(names) and names[0] == "wait" and "wait_for" in names
 
 
 # ------------------------------------------------------------------------------ block()
@@ -75,6 +96,8 @@ def test_ctrl_c_during_block_cancels_the_prompt_on_the_wire(rig: Rig) -> None:
 
     def press_ctrl_c() -> None:
         rig.agent.wait_for_method(m.SESSION_PROMPT)
+        # Ctrl-C while block() waits (not while it is still subscribing): poll, bounded
+        assert _until(_main_thread_waits), "block() never waited"
         os.kill(os.getpid(), signal.SIGINT)
 
     presser = threading.Thread(target=press_ctrl_c)

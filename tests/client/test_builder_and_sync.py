@@ -163,7 +163,7 @@ def test_sync_client_exposes_negotiated_state(rig: Rig) -> None:
     assert client.async_client.agent_capabilities is client.agent_capabilities
 
 
-def test_a_sync_call_from_the_connection_loop_is_refused_instead_of_deadlocking(rig: Rig) -> None:
+def test_a_blocking_call_from_a_consumer_is_refused_instead_of_deadlocking(rig: Rig) -> None:
     errors: list[BaseException] = []
     done = threading.Event()
     holder: list[Any] = []
@@ -180,4 +180,4 @@ def test_a_sync_call_from_the_connection_loop_is_refused_instead_of_deadlocking(
     rig.on_close(client.close)
     client.prompt(PromptRequest.text("sess-1", "echo x"))
     assert done.wait(3)
-    assert "own loop thread" in str(errors[0])
+    assert "called from a consumer" in str(errors[0])

@@ -45,8 +45,8 @@ from ..schema.methods import (
 )
 from ..session import AcpSession, IncomingNotification, IncomingRequest, wait_for
 from ..session.adapters import as_observable
-from .streams import UpdateStream
 from .consumers import ConsumerThread
+from .streams import UpdateStream
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -199,7 +199,9 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
     session.set_notification_handler(
         ELICITATION_COMPLETE,
         _consumers_handler(
-            CompleteElicitationNotification, handlers.elicitation_complete_consumers, thread
+            CompleteElicitationNotification,
+            handlers.elicitation_complete_consumers,
+            thread=thread,
         ),
     )
     if thread is not None:

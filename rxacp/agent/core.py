@@ -15,28 +15,33 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import pydantic
 import reactivex
 from reactivex import abc
-from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
-from ..errors import AcpErrorCodes, AcpProtocolException
+from ..errors import AcpProtocolException
 from ..schema import (
-    AgentAuthCapabilities,
     AgentCapabilities,
     Implementation,
     InitializeRequest,
     InitializeResponse,
     PromptCapabilities,
-    SessionCapabilities,
 )
-from ..schema._base import validation_errors
-from ..schema.methods import METHODS, MethodSpec
+from ..schema.methods import METHODS
 from ..session import AcpObservable, AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
+from ..session.handlers import (
+    capabilities_from_handlers,
+    coerce_params,
+    handler_name,
+    notification_handler,
+    parse_params,
+    request_handler,
+    run_handler,
+    unhandled_hint,
+)
 from ..transport.base import AcpTransport
 from .turn import SESSION_CLOSE, PromptTurn
 
@@ -45,8 +50,6 @@ __all__ = ["AgentConfig", "AgentCore"]
 _log = logging.getLogger("rxacp.agent")
 
 PROTOCOL_VERSION = 1
-
-_BUILDER_NAMES = {spec.name: f"{spec.python_name}_handler" for spec in METHODS.values()}
 
 
 class AgentConfig:
@@ -91,7 +94,7 @@ class AgentCore:
         self.client_capabilities: NegotiatedCapabilities | None = None
         self.turns: dict[str, PromptTurn] = {}
         self._context_factory: Callable[[PromptTurn], Any] | None = None
-        self.session.unhandled_request_hint = self._hint
+        self.session.unhandled_request_hint = unhandled_hint("agent")
         self.session.add_close_listener(lambda _exc: self._on_connection_closed())
         self._register()
 
@@ -116,57 +119,30 @@ class AgentCore:
             elif user is None:
                 continue
             elif spec.kind == "request":
-                self.session.set_request_handler(spec.name, self._request_adapter(spec, user))
+                before = self._close_turn if spec.name == SESSION_CLOSE else None
+                handler = request_handler(
+                    self.session, spec, user, blocking=self.blocking, before=before
+                )
+                self.session.set_request_handler(spec.name, handler)
             else:
                 self.session.set_notification_handler(
-                    spec.name, self._notification_adapter(spec, user)
+                    spec.name,
+                    notification_handler(self.session, spec, user, blocking=self.blocking),
                 )
         for method, fn in self.config.ext_requests.items():
-            self.session.set_request_handler(method, self._request_adapter(None, fn))
+            self.session.set_request_handler(
+                method, request_handler(self.session, None, fn, blocking=self.blocking)
+            )
         for method, fn in self.config.ext_notifications.items():
-            self.session.set_notification_handler(method, self._notification_adapter(None, fn))
-
-    def _hint(self, method: str) -> str | None:
-        name = _BUILDER_NAMES.get(method)
-        if name is None:
-            return "register it with ext_request_handler()" if method.startswith("_") else None
-        return f"this agent registered no {name}()"
-
-    # ------------------------------------------------------------------ adapters
-    def _invoke(self, fn: Callable[..., Any], *args: Any) -> reactivex.Observable[Any]:
-        """Run a user handler the right way for this agent kind; always an Observable."""
-        if self.blocking:
-            return self.session.run_blocking(lambda: fn(*args), name=_name_of(fn))
-        return as_observable(fn(*args))
-
-    def _request_adapter(
-        self, spec: MethodSpec | None, fn: Callable[..., Any]
-    ) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
-        params_type = spec.params_type if spec is not None else None
-        result_type = spec.result_type if spec is not None else None
-
-        def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
-            params = parse_params(params_type, req.params)
-            if spec is not None and spec.name == SESSION_CLOSE:
-                turn = self.turns.get(getattr(params, "session_id", None) or "")
-                if turn is not None:
-                    turn.cancel_from_session(SESSION_CLOSE)
-            return self._invoke(fn, params).pipe(
-                ops.default_if_empty(None),
-                ops.map(lambda value: empty_result(result_type, value)),
+            self.session.set_notification_handler(
+                method, notification_handler(self.session, None, fn, blocking=self.blocking)
             )
 
-        return handle
-
-    def _notification_adapter(
-        self, spec: MethodSpec | None, fn: Callable[..., Any]
-    ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
-        params_type = spec.params_type if spec is not None else None
-
-        def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
-            return self._invoke(fn, parse_params(params_type, note.params))
-
-        return handle
+    def _close_turn(self, _req: IncomingRequest, params: Any) -> None:
+        """``session/close`` cancels the session's running turn before the user's handler."""
+        turn = self.turns.get(getattr(params, "session_id", None) or "")
+        if turn is not None:
+            turn.cancel_from_session(SESSION_CLOSE)
 
     # ------------------------------------------------------------------ initialize
     def _initialize(self, req: IncomingRequest) -> reactivex.Observable[Any]:
@@ -179,7 +155,7 @@ class AgentCore:
         )
         user = self.config.handlers.get("initialize")
         if user is not None:
-            return self._invoke(user, request)
+            return run_handler(self.session, user, request, blocking=self.blocking)
         return reactivex.of(self.default_initialize_response())
 
     def default_initialize_response(self) -> InitializeResponse:
@@ -192,25 +168,16 @@ class AgentCore:
         )
 
     def derived_capabilities(self) -> AgentCapabilities:
-        """What the registered handlers imply (``loadSession`` iff a load handler, ...)."""
-        has = self.config.handlers.__contains__
-        session_caps: dict[str, Any] = {}
-        for method, key in (
-            ("session/list", "list"),
-            ("session/delete", "delete"),
-            ("session/resume", "resume"),
-            ("session/close", "close"),
-        ):
-            if has(method):
-                session_caps[key] = {}
-        return AgentCapabilities(
-            load_session=has("session/load") or None,
-            prompt_capabilities=self.config.prompt_capabilities,
-            session_capabilities=SessionCapabilities.from_wire(session_caps)
-            if session_caps
-            else None,
-            auth=AgentAuthCapabilities.from_wire({"logout": {}}) if has("logout") else None,
+        """What the registered handlers imply: each handled method's capability path from the
+        method table (``loadSession`` iff a load handler, ``sessionCapabilities.list`` iff a
+        list handler, ...), plus the builder's prompt capabilities."""
+        specs = (METHODS[m] for m in self.config.handlers if METHODS.get(m) is not None)
+        wire = capabilities_from_handlers(
+            (spec for spec in specs if spec.side == "agent"), AgentCapabilities
         )
+        caps = AgentCapabilities.from_wire(wire)
+        caps.prompt_capabilities = self.config.prompt_capabilities
+        return caps
 
     # ------------------------------------------------------------------ prompt turns
     def _prompt(self, req: IncomingRequest) -> None:
@@ -232,7 +199,7 @@ class AgentCore:
         user = self.config.handlers["session/prompt"]
         if self.blocking:
             turn.start(
-                self.session.run_blocking(lambda: user(request, context), name=_name_of(user))
+                self.session.run_blocking(lambda: user(request, context), name=handler_name(user))
             )
             return
         try:
@@ -257,7 +224,7 @@ class AgentCore:
             turn.cancel_from_session()
         user = self.config.handlers.get("session/cancel")
         if user is not None:
-            self._invoke(user, params).subscribe(
+            run_handler(self.session, user, params, blocking=self.blocking).subscribe(
                 on_error=lambda e: _log.error("cancel handler failed: %s", e, exc_info=e)
             )
 
@@ -311,46 +278,3 @@ def _fail_now(
     except Exception as exc:
         observer.on_error(exc)
     return Disposable()
-
-
-def parse_params(params_type: Any, raw: Any) -> Any:
-    """Validate raw params into ``params_type`` (``-32602`` naming the problem on failure)."""
-    if params_type is None or params_type is Any:
-        return raw
-    try:
-        return params_type.from_wire(raw if raw is not None else {})
-    except pydantic.ValidationError as exc:
-        errors = validation_errors(exc)
-        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
-        what = errors[0]["msg"] if errors else "invalid"
-        raise AcpProtocolException(
-            AcpErrorCodes.INVALID_PARAMS,
-            f"Invalid params: {where or 'params'}: {what}",
-            errors,
-        ) from exc
-
-
-def coerce_params(params_type: Any, value: Any) -> Any:
-    """Accept a model of the right type, or a dict (validated into it)."""
-    if params_type is None or params_type is Any or isinstance(value, params_type):
-        return value
-    if isinstance(value, dict):
-        return params_type.from_wire(value)
-    return value
-
-
-def empty_result(result_type: Any, value: Any) -> Any:
-    """``None`` from a handler becomes the method's empty response (``{}`` on the wire)."""
-    if value is not None or result_type is None or result_type is Any:
-        return value if value is not None else {}
-    try:
-        return result_type()
-    except pydantic.ValidationError as exc:
-        raise AcpProtocolException.internal_error(
-            f"handler returned None but {result_type.__name__} has required fields"
-        ) from exc
-
-
-def _name_of(fn: Callable[..., Any]) -> str:
-    """A handler's name for logs (its qualified name)."""
-    return str(getattr(fn, "__qualname__", None) or repr(fn))

@@ -28,7 +28,6 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
-from ..errors import AcpProtocolException
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -45,6 +44,7 @@ from ..schema.methods import (
 )
 from ..session import AcpSession, IncomingNotification, IncomingRequest, wait_for
 from ..session.adapters import as_observable
+from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
 from .streams import UpdateStream
 
@@ -55,7 +55,6 @@ __all__ = [
     "PermissionTracker",
     "default_client_capabilities",
     "install",
-    "setter_name",
 ]
 
 _log = logging.getLogger("rxacp.client")
@@ -69,19 +68,6 @@ HANDLED_REQUESTS: tuple[MethodSpec, ...] = tuple(
 
 Consumer = Callable[[Any], "reactivex.Observable[Any] | None"]
 """A notification consumer: returns ``None``, or an Observable that holds the next one."""
-
-
-def setter_name(method: str) -> str:
-    """The builder method that registers a handler for ``method`` (for error messages)."""
-    spec = METHODS.get(method)
-    if spec is not None and spec.side == "client" and spec.kind == "request":
-        return f"{spec.python_name}_handler"
-    return f"ext_request_handler({method!r}, fn)"
-
-
-def _empty_result_allowed(spec: MethodSpec) -> bool:
-    result = spec.result_type
-    return result is not None and not any(f.is_required() for f in result.model_fields.values())
 
 
 class ClientHandlers:
@@ -186,7 +172,9 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
                 spec.name, _request_handler(session, spec, fn, handlers.blocking, permissions)
             )
     for method, fn in handlers.ext_requests.items():
-        session.set_request_handler(method, _ext_request_handler(session, method, fn, handlers))
+        session.set_request_handler(
+            method, request_handler(session, None, fn, blocking=handlers.blocking)
+        )
     thread = handlers.consumer_thread
     for method, fn in handlers.ext_notifications.items():
         session.set_notification_handler(method, _ext_notification_handler(fn, thread))
@@ -206,7 +194,7 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
     )
     if thread is not None:
         session.add_close_listener(lambda _reason: thread.stop())
-    session.unhandled_request_hint = _hint
+    session.unhandled_request_hint = unhandled_hint("client")
     for listener in handlers.close_listeners:
         session.add_close_listener(_ignore_reason(listener))
 
@@ -218,30 +206,6 @@ def _ignore_reason(listener: Callable[[], object]) -> Callable[[Any], None]:
     return on_close
 
 
-def _hint(method: str) -> str | None:
-    if method == SESSION_REQUEST_PERMISSION:
-        return (
-            "this client has no permission handler, so permission requests are refused; "
-            "register one with AcpClient builder .request_permission_handler(fn)"
-        )
-    spec = METHODS.get(method)
-    if spec is not None and spec.side == "client" and spec.kind == "request":
-        return f"register a handler with AcpClient builder .{setter_name(method)}(fn)"
-    if method.startswith("_"):
-        return f"register a handler with AcpClient builder .ext_request_handler({method!r}, fn)"
-    return None
-
-
-def _run(
-    session: AcpSession, fn: Callable[[Any], Any], arg: Any, blocking: bool
-) -> reactivex.Observable[Any]:
-    if blocking:
-        return session.run_blocking(
-            lambda: fn(arg), name=str(getattr(fn, "__qualname__", None) or repr(fn))
-        )
-    return as_observable(fn(arg))
-
-
 def _request_handler(
     session: AcpSession,
     spec: MethodSpec,
@@ -249,52 +213,16 @@ def _request_handler(
     blocking: bool,
     permissions: PermissionTracker,
 ) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
-    empty_ok = _empty_result_allowed(spec)
-    params_type = spec.params_type
+    if spec.name != SESSION_REQUEST_PERMISSION:
+        return request_handler(session, spec, fn, blocking=blocking)
 
-    def check(value: Any) -> Any:
-        if value is None:
-            if empty_ok:
-                return {}
-            raise AcpProtocolException.internal_error(
-                f"the client's {spec.name} handler returned no result "
-                f"({spec.result_type.__name__ if spec.result_type else 'a result'} is required)"
-            )
-        return value
-
-    def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
-        params = params_type.from_wire(req.params if req.params is not None else {})
-        if spec.name != SESSION_REQUEST_PERMISSION:
-            return _run(session, fn, params, blocking).pipe(
-                ops.default_if_empty(None), ops.map(check)
-            )
+    def track(req: IncomingRequest, params: Any) -> Callable[[], None]:
         # tracked before the user's handler runs, so a concurrent session/cancel cannot miss it
         session_id = str(getattr(params, "session_id", ""))
         permissions.track(session_id, req)
-        try:
-            source = _run(session, fn, params, blocking)
-        except BaseException:
-            permissions.untrack(session_id, req)
-            raise
-        return source.pipe(
-            ops.default_if_empty(None),
-            ops.map(check),
-            ops.finally_action(lambda: permissions.untrack(session_id, req)),
-        )
+        return lambda: permissions.untrack(session_id, req)
 
-    return handle
-
-
-def _ext_request_handler(
-    session: AcpSession, method: str, fn: Callable[[Any], Any], handlers: ClientHandlers
-) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
-    def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
-        params = req.params if req.params is not None else {}
-        return _run(session, fn, params, handlers.blocking).pipe(
-            ops.default_if_empty(None), ops.map(lambda v: {} if v is None else v)
-        )
-
-    return handle
+    return request_handler(session, spec, fn, blocking=blocking, before=track)
 
 
 def _ext_notification_handler(

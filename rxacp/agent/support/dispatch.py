@@ -28,6 +28,7 @@ from reactivex import operators as ops
 from ...errors import AcpErrorCodes, AcpProtocolException
 from ...schema import AcpModel, PromptResponse
 from ...session.adapters import to_future
+from ...session.handlers import empty_result
 from ..context import PromptContext
 from .discovery import ExceptionHandlerDef, most_specific
 from .invocation import InvocationContext, ReturnValueHandler
@@ -220,16 +221,8 @@ class Dispatcher:
             if value is None:
                 return PromptResponse.end_turn()
         result_type = target.result_type
-        if result_type is None:  # extension request: any JSON (None -> {})
-            return {} if value is None else value
-        if value is None:
-            try:
-                return result_type()
-            except Exception as exc:
-                raise AcpProtocolException.internal_error(
-                    f"{inv.handler_name} returned None but {result_type.__name__} has "
-                    "required fields"
-                ) from exc
+        if value is None or result_type is None:  # extension request: any JSON (None -> {})
+            return empty_result(result_type, value, inv.handler_name)
         if isinstance(value, (result_type, dict)):
             return value
         expected = f"{result_type.__name__}, None" + (" or str" if target.method == PROMPT else "")

@@ -83,7 +83,8 @@ def test_a_handler_returning_none_answers_the_empty_response_when_allowed(rig: R
 def test_a_handler_returning_none_for_a_required_result_is_an_internal_error(rig: Rig) -> None:
     builder = rig.sync_builder().read_text_file_handler(lambda req: None)  # type: ignore[arg-type,return-value]
     [report] = _run(rig, builder, "read /x")[1]
-    assert report.startswith("error:-32603:") and "ReadTextFileResponse has required fields" in report
+    assert report.startswith("error:-32603:")
+    assert "ReadTextFileResponse has required fields" in report
 
 
 def test_handler_protocol_errors_keep_their_code_and_message(rig: Rig) -> None:

@@ -25,7 +25,8 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
-        "CommandResult", "PromptContext", "SyncAgentBuilder", "SyncPromptContext",
+        "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
+        "SyncPromptContext",
     },
     "rxacp.agent.support": {
         "AcpAgentSupport", "AcpAgentSupportBuilder", "AcpInterceptor", "AgentInfo",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .builder import AcpAgent, AcpAgentBuilder, AsyncAgentBuilder, SyncAgentBuilder
 from .context import CommandResult, PromptContext, SyncPromptContext
+from .timeouts import PromptTimeouts
 
 __all__ = [
     "AcpAgent",
@@ -17,6 +18,7 @@ __all__ = [
     "AsyncAgentBuilder",
     "CommandResult",
     "PromptContext",
+    "PromptTimeouts",
     "SyncAgentBuilder",
     "SyncPromptContext",
 ]

@@ -23,6 +23,7 @@ from ..session.adapters import check_ext_method
 from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig
+from .timeouts import PromptTimeouts
 
 __all__ = [
     "AcpAgent",
@@ -61,6 +62,15 @@ class AcpAgentBuilder(Generic[_A]):
         ``{"maxPromptDuration": "PT30M"}`` (default off)."""
         to_seconds(duration, name="max_prompt_duration")
         self._config.max_prompt_duration = duration
+        return self
+
+    def prompt_timeouts(self, timeouts: PromptTimeouts) -> Self:
+        """Both prompt-turn timers at once (Java ``promptTimeouts``): ``PromptTimeouts.DEFAULTS``
+        (60 s grace, no maximum), ``PromptTimeouts.NONE``, or a ``with_*`` copy."""
+        if not isinstance(timeouts, PromptTimeouts):
+            raise TypeError(f"timeouts must be a PromptTimeouts, not {type(timeouts).__name__}")
+        self._config.cancel_grace_period = timeouts.cancel_grace_period or 0
+        self._config.max_prompt_duration = timeouts.max_prompt_duration
         return self
 
     def scheduler(self, scheduler: abc.SchedulerBase) -> Self:

@@ -29,6 +29,7 @@ from ...schema.methods import METHODS
 from ...transport.base import AcpTransport
 from ..agent import AcpAsyncAgent
 from ..builder import AcpAgent, AsyncAgentBuilder
+from ..timeouts import PromptTimeouts
 from .discovery import AgentDefinition, discover
 from .dispatch import Dispatcher, Target
 from .invocation import ArgumentResolver, ReturnValueHandler
@@ -110,6 +111,12 @@ class AcpAgentSupportBuilder:
         """SDK policy: a hard ceiling on one prompt turn (default off)."""
         to_seconds(duration, name="max_prompt_duration")
         return self._option("max_prompt_duration", duration)
+
+    def prompt_timeouts(self, timeouts: PromptTimeouts) -> Self:
+        """Both prompt-turn timers at once (see :class:`~rxacp.agent.PromptTimeouts`)."""
+        if not isinstance(timeouts, PromptTimeouts):
+            raise TypeError(f"timeouts must be a PromptTimeouts, not {type(timeouts).__name__}")
+        return self._option("prompt_timeouts", timeouts)
 
     def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
         """The scheduler of every timer (tests pass ``TestScheduler``)."""

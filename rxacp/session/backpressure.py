@@ -1,4 +1,5 @@
-"""Back-pressure for producers on threads other than the connection's loop.
+"""Back-pressure: for producers on threads other than the connection's loop (outbound), and
+towards the peer when consumers fall behind (inbound: stop reading).
 
 See ``docs/reliability.md``. This module is *not* responsible for the transport's own buffering;
 it only turns the transport's pause/resume signals and a bound on queued hand-offs into waiting
@@ -12,10 +13,53 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..transport.base import AcpTransport
 from .loop import LoopRunner
 from .stats import SessionStats
 
-__all__ = ["GatedRunner", "OutboundGate"]
+__all__ = ["GatedRunner", "InboundGate", "OutboundGate"]
+
+
+class InboundGate:
+    """Back-pressure towards the peer: stop reading while the ordered inbox is too deep.
+
+    Consumers that fall behind (an Observable-returning or ``async def`` consumer holds the
+    inbox until it finished) would otherwise let every frame the transport reads queue up in
+    memory. When ``high`` items are queued the transport is asked to :meth:`pause_reading`
+    (the peer's writes then block in the OS pipe); once the inbox is down to ``low`` it resumes.
+    Loop thread only.
+    """
+
+    __slots__ = ("_high", "_low", "_paused", "_stats", "_transport")
+
+    def __init__(self, transport: AcpTransport, high: int, stats: SessionStats) -> None:
+        if isinstance(high, bool) or not isinstance(high, int):
+            raise TypeError(f"max_queued_notifications must be an int, got {high!r}")
+        if high < 4:
+            raise ValueError(f"max_queued_notifications must be >= 4, got {high}")
+        self._transport = transport
+        self._high = high
+        self._low = high // 4
+        self._paused = False
+        self._stats = stats
+
+    @property
+    def paused(self) -> bool:
+        """True while reading is paused."""
+        return self._paused
+
+    def grew(self, depth: int) -> None:
+        """The inbox now holds ``depth`` items."""
+        if depth >= self._high and not self._paused:
+            self._paused = True
+            self._stats.read_pauses += 1
+            self._transport.pause_reading()
+
+    def shrank(self, depth: int) -> None:
+        """The inbox is down to ``depth`` items."""
+        if self._paused and depth <= self._low:
+            self._paused = False
+            self._transport.resume_reading()
 
 
 class OutboundGate:

@@ -24,6 +24,7 @@ from .incoming import IncomingNotification
 from .pending import PendingRequest
 
 if TYPE_CHECKING:
+    from .backpressure import InboundGate
     from .loop import LoopRunner
     from .session import AcpSession
 
@@ -65,6 +66,7 @@ class Inbox:
         runner: resumes the drain on the loop when an awaited handler finishes elsewhere.
         deliver: settles an outgoing request with its answer.
         role: for log messages.
+        gate: told how deep the queue is (stops reading from the peer while it is too deep).
     """
 
     def __init__(
@@ -74,8 +76,10 @@ class Inbox:
         deliver: Callable[[PendingRequest, Answer], None],
         *,
         role: str,
+        gate: InboundGate | None = None,
     ) -> None:
         self._session = session
+        self._gate = gate
         self._runner = runner
         self._deliver = deliver
         self._role = role
@@ -101,14 +105,19 @@ class Inbox:
         if not ordered:
             self._run_unordered(handler, note)
             return
-        self._queue.append(_Note(handler, note))
-        if not self._busy and len(self._queue) == 1:
+        queue = self._queue
+        queue.append(_Note(handler, note))
+        if not self._busy and len(queue) == 1:
             self._drain()
+        elif self._gate is not None:
+            self._gate.grew(len(queue))
 
     def on_answer(self, pending: PendingRequest, msg: Answer) -> None:
         """Deliver an answer now, or after the notifications queued before it."""
         if self._busy or self._queue:
             self._queue.append(_Answer(pending, msg))
+            if self._gate is not None:
+                self._gate.grew(len(self._queue))
         else:
             self._deliver(pending, msg)
 
@@ -128,8 +137,11 @@ class Inbox:
     def _drain(self) -> None:
         """Deliver queued notifications and answers in order."""
         queue = self._queue
+        gate = self._gate
         while queue and not self._busy:
             item = queue.popleft()
+            if gate is not None:
+                gate.shrank(len(queue))
             if type(item) is _Answer:
                 self._deliver(item.pending, item.msg)
                 continue

@@ -44,7 +44,7 @@ from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 from .._durations import Duration, to_seconds
 from ..errors import AcpConnectionException, AcpException
 from ..transport.base import AcpTransport
-from .backpressure import GatedRunner, OutboundGate
+from .backpressure import GatedRunner, InboundGate, OutboundGate
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .loop import LoopRunner
@@ -74,6 +74,9 @@ class AcpSession:
         max_workers: size of the pool that runs blocking handlers.
         max_queued_writes: back-pressure bound: how many writes other threads may queue for
             the loop before they block (see ``docs/reliability.md``).
+        max_queued_notifications: back-pressure bound towards the peer: with this many incoming
+            notifications and answers queued behind slow handlers, the transport stops reading
+            until a quarter of them are left (see ``docs/reliability.md``).
     """
 
     def __init__(
@@ -86,6 +89,7 @@ class AcpSession:
         loop: asyncio.AbstractEventLoop | None = None,
         max_workers: int = 32,
         max_queued_writes: int = 1024,
+        max_queued_notifications: int = 256,
     ) -> None:
         if isinstance(max_queued_writes, bool) or not isinstance(max_queued_writes, int):
             raise TypeError(f"max_queued_writes must be an int, got {max_queued_writes!r}")
@@ -95,6 +99,7 @@ class AcpSession:
         self._role = role
         self.stats = SessionStats()
         """Counters of skipped and refused input, and of producer waits."""
+        read_gate = InboundGate(transport, max_queued_notifications, self.stats)
         self._gate = OutboundGate(max_queued_writes, self.stats)
         self._runner: LoopRunner = GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
         cork, uncork = getattr(transport, "cork", None), getattr(transport, "uncork", None)
@@ -123,7 +128,13 @@ class AcpSession:
             request_timeout=to_seconds(request_timeout, name="request_timeout"),
             stats=self.stats,
         )
-        self._inbox = Inbox(self, self._runner, self._pending.deliver, role=role)
+        self._inbox = Inbox(
+            self,
+            self._runner,
+            self._pending.deliver,
+            role=role,
+            gate=read_gate,
+        )
         self._in_flight = InFlightRequests(
             self, self._conn, self._runner, self._wire.send, self._wire.write, role=role
         )

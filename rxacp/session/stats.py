@@ -15,7 +15,8 @@ class SessionStats:
     ``invalid_messages``: JSON that is not a JSON-RPC message (answered ``-32600`` if it could
     be); ``oversized_frames``: lines over the transport's size cap (discarded);
     ``stray_responses``: responses to unknown or already settled ids (ignored);
-    ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md).
+    ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md);
+    ``read_pauses``: times reading from the peer paused because consumers fell behind.
     """
 
     __slots__ = (
@@ -23,6 +24,7 @@ class SessionStats:
         "oversized_frames",
         "parse_errors",
         "producer_waits",
+        "read_pauses",
         "stray_responses",
     )
 
@@ -32,6 +34,7 @@ class SessionStats:
         self.oversized_frames = 0
         self.stray_responses = 0
         self.producer_waits = 0
+        self.read_pauses = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters by name."""

@@ -97,3 +97,10 @@ class AcpTransport(abc.ABC):
 
     async def drain(self) -> None:  # noqa: B027 - optional hook with a sensible default
         """Wait until queued outgoing frames are handed to the OS (used by graceful close)."""
+
+    def pause_reading(self) -> None:  # noqa: B027 - optional hook with a sensible default
+        """Stop reading incoming data for now (the engine's inbox is full: consumers fell
+        behind). Frames already read may still be delivered. Default: keep reading."""
+
+    def resume_reading(self) -> None:  # noqa: B027 - optional hook with a sensible default
+        """Read again after :meth:`pause_reading`."""

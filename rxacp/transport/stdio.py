@@ -171,6 +171,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         self._exit_timer: asyncio.TimerHandle | None = None
         self._exit_deadline = 0.0
         self._data_since_exit = False
+        self._stdout: asyncio.ReadTransport | None = None
+        self._reading_paused = False
 
     @property
     def pid(self) -> int | None:
@@ -224,6 +226,9 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         if stdout is not None:
             bound_reads(stdout)
             stdout.set_protocol(_DirectStdoutProtocol(self, stdout.get_protocol()))
+            self._stdout = cast(asyncio.ReadTransport, stdout)
+            if self._reading_paused:
+                self._stdout.pause_reading()
         bound_reads(transport.get_pipe_transport(2))
         early, self._early = self._early, []
         for line in early:
@@ -241,6 +246,21 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             pass
         elif not self._stdin.is_closing():
             self._stdin.write(line)
+
+    def pause_reading(self) -> None:
+        """Stop reading the agent's stdout (the client's consumers fell behind); the agent's
+        writes then block once the OS pipe is full."""
+        self._reading_paused = True
+        stdout = self._stdout
+        if stdout is not None and not stdout.is_closing():
+            stdout.pause_reading()
+
+    def resume_reading(self) -> None:
+        """Read the agent's stdout again."""
+        self._reading_paused = False
+        stdout = self._stdout
+        if stdout is not None and not stdout.is_closing():
+            stdout.resume_reading()
 
     def _write_corked(self, data: bytes) -> None:
         stdin = self._stdin
@@ -390,6 +410,10 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
     def _exit_grace_over(self) -> None:
         assert self._loop is not None
         if self._closing or self._finish_task is not None:
+            return
+        if self._reading_paused:  # unread output is waiting in the pipe: not the end yet
+            self._exit_deadline = self._loop.time() + _EXIT_STDOUT_MAX
+            self._exit_timer = self._loop.call_later(_EXIT_STDOUT_GRACE, self._exit_grace_over)
             return
         if self._data_since_exit and self._loop.time() < self._exit_deadline:
             self._data_since_exit = False

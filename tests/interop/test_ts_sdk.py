@@ -295,7 +295,7 @@ def test_rxacp_stop_signal_gets_cancelled_from_the_ts_sdk_agent_and_no_later_upd
         assert stats["sessionCancels"] == 1 and stats["slowOutcomes"] == ["cancelled"]
 
 
-def test_disposing_a_prompt_sends_cancel_request_the_ts_sdk_agent_honours_and_rxacp_settles(
+def test_disposing_a_prompt_sends_session_cancel_and_cancel_request_and_rxacp_settles(
     ts_agent: TsAgentRig, matrix: Matrix, caplog: pytest.LogCaptureFixture
 ) -> None:
     with matrix.cell(RXACP_TO_TS, "cancel_request"):
@@ -313,10 +313,13 @@ def test_disposing_a_prompt_sends_cancel_request_the_ts_sdk_agent_honours_and_rx
         # The connection still serves: the next turn of the same session works.
         answer = ts_agent.client.prompt(PromptRequest.text(sid, "echo still here"))
         assert answer.stop_reason == "end_turn" and ts_agent.texts(sid)[-1] == "still here"
-        # The TS SDK aborted the handler's signal; ts_agent answered -32800 (rxacp dropped it).
+        # Disposal wrote session/cancel, then $/cancel_request: the TS SDK agent saw each once
+        # and the turn ended exactly once, by whichever reached the handler first (the TS SDK
+        # aborts on $/cancel_request in its dispatcher, ahead of the session/cancel handler);
+        # rxacp dropped that late answer.
         stats = ts_agent.stats()
-        assert stats["cancelRequests"] == 1 and stats["slowOutcomes"] == ["cancel_request"]
-        assert stats["sessionCancels"] == 0
+        assert stats["sessionCancels"] == 1 and stats["cancelRequests"] == 1
+        assert stats["slowOutcomes"] in (["cancelled"], ["cancel_request"])
         assert outcome == [], "a disposed prompt must not emit"
         assert ts_agent.client.session.pending_request_count == 0
         assert [r.getMessage() for r in caplog.records if r.name.startswith("rxacp")] == []

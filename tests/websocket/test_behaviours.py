@@ -55,7 +55,7 @@ def test_session_cancel_answers_cancelled_after_every_update_of_the_turn(
     assert [m["params"]["sessionId"] for m in cancels] == [sid]
 
 
-def test_disposing_a_prompt_sends_one_cancel_request_answered_minus_32800(
+def test_disposing_a_prompt_sends_one_session_cancel_and_one_cancel_request(
     conv: Conversation,
 ) -> None:
     sid = conv.new_session()
@@ -66,7 +66,11 @@ def test_disposing_a_prompt_sends_one_cancel_request_answered_minus_32800(
     subscription.dispose()
     prompt = next(m for m in conv.wire.sent if m.get("method") == "session/prompt")
     answer = conv.wire.wait_received(lambda m: m.get("id") == prompt["id"])
-    assert answer["error"]["code"] == -32800
+    # session/cancel is written first, so the agent ends the turn `cancelled` (the answer the
+    # disposed subscriber no longer sees); $/cancel_request follows for the same id.
+    assert answer["result"]["stopReason"] == "cancelled"
+    session_cancels = [m for m in conv.wire.sent if m.get("method") == "session/cancel"]
+    assert [m["params"]["sessionId"] for m in session_cancels] == [sid]
     cancels = [m for m in conv.wire.sent if m.get("method") == "$/cancel_request"]
     assert [m["params"]["requestId"] for m in cancels] == [prompt["id"]]
 

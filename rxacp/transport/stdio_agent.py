@@ -113,10 +113,12 @@ class _WriteProtocol(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self._owner._write_resumed.clear()
+        self._owner._set_reading(False)
         self._owner._notify_flow("on_write_paused")
 
     def resume_writing(self) -> None:
         self._owner._write_resumed.set()
+        self._owner._set_reading(True)
         self._owner._notify_flow("on_write_resumed")
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -138,7 +140,9 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
     client is not reading), the receiver's optional ``on_write_paused()`` is called, and
     ``on_write_resumed()`` once the buffer drained to ``write_buffer_low`` (default: a quarter
     of the high mark). :class:`~rxacp.session.AcpSession` then blocks producer threads (see
-    ``docs/reliability.md``); frames are never dropped or reordered.
+    ``docs/reliability.md``); frames are never dropped or reordered. While the buffer is over
+    the high mark the transport also stops reading stdin, so a client that sends requests and
+    never reads the answers cannot make the agent queue answers without limit.
     """
 
     def __init__(
@@ -174,6 +178,8 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         self._write_resumed = asyncio.Event()
         self._thread_stop = threading.Event()
         self._thread_slots = threading.Semaphore(16)
+        self._reading = threading.Event()  # cleared while stdout is over its high mark
+        self._reading.set()
         self._saved_fd1: int | None = None  # dup of fd 1 to restore after the guard
         self._saved_sys_stdout: Any = None
         # Original fds whose (shared) file description asyncio made non-blocking; restored after.
@@ -267,6 +273,9 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         error: Exception | None = None
         try:
             while not self._thread_stop.is_set():
+                self._reading.wait()
+                if self._thread_stop.is_set():
+                    return
                 data = read(256 * 1024)
                 if not data:
                     break
@@ -333,6 +342,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         self._uncork_all()
         self._closing = True
         self._thread_stop.set()
+        self._reading.set()
         self._thread_slots.release()
         self._restore_stdout_guard()
         if self._read_transport is not None:
@@ -392,6 +402,23 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         )
         self._report(TransportClosed("stdin closed", error=exc))
 
+    def _set_reading(self, on: bool) -> None:
+        """Stop (or resume) reading stdin while stdout is over (back under) its marks."""
+        if on:
+            self._reading.set()
+        else:
+            self._reading.clear()
+        reader = self._read_transport
+        if reader is None and isinstance(self._write_transport, asyncio.Transport):
+            reader = self._write_transport  # one socket for both directions
+        if reader is None or reader.is_closing():
+            return
+        with contextlib.suppress(RuntimeError, AttributeError, NotImplementedError):
+            if on:
+                reader.resume_reading()
+            else:
+                reader.pause_reading()
+
     def _notify_flow(self, name: str) -> None:
         """Tell the receiver about back-pressure, if it listens (optional callbacks)."""
         callback = getattr(self._receiver, name, None)
@@ -400,6 +427,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
 
     def _on_stdout_lost(self, exc: Exception | None) -> None:
         self._write_resumed.set()
+        self._set_reading(True)
         self._notify_flow("on_write_resumed")
         if self._closing:
             _set_blocking(self._restore_stdout_blocking)

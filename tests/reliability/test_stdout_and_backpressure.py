@@ -8,6 +8,7 @@ reads nothing, then the client reads everything and checks count and order.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -22,7 +23,7 @@ import reactivex
 from rxacp.session import AcpSession, wait_for
 from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
 
-from .conftest import Figure, agent_env, rss_kib, scaled, wait_until
+from .conftest import Figure, agent_env, reference_agent_argv, rss_kib, scaled, wait_until
 
 PEERS = os.path.join(os.path.dirname(__file__), "peers")
 FLOOD = os.path.join(PEERS, "flood_agent.py")
@@ -222,3 +223,70 @@ def test_loop_thread_producers_and_answers_are_never_held_back() -> None:
         assert peer.sent(5.0) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": 1}}
     finally:
         session.close()
+
+
+REQUESTS = scaled(100_000, 2_000_000)
+
+
+def test_an_agent_stops_reading_requests_while_the_client_leaves_its_answers_unread(
+    figure: Figure,
+) -> None:
+    """Issue 17 item 5. A client writes cheap requests as fast as it can and reads nothing.
+    Before: the agent kept reading and queued every answer (2M requests: +187 MiB). Now it stops
+    reading stdin while stdout is over the high-water mark: its RSS stays flat and the client's
+    writes block. Then the client reads: every request is answered, none dropped."""
+    proc = subprocess.Popen(
+        reference_agent_argv(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **agent_env()},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    rpc(proc, {"id": "init", "method": "initialize", "params": {"protocolVersion": 1}})
+    assert b'"init"' in proc.stdout.readline()
+    idle = rss_kib(proc.pid)
+    written = [0]
+
+    def flood() -> None:
+        assert proc.stdin is not None
+        batch = b"".join(
+            b'{"jsonrpc":"2.0","id":%d,"method":"x/nothing","params":{}}\n' % i
+            for i in range(REQUESTS)
+        )
+        step = 64 * 1024
+        with contextlib.suppress(BrokenPipeError):
+            for start in range(0, len(batch), step):
+                proc.stdin.write(batch[start : start + step])
+                written[0] = start + step
+            proc.stdin.flush()
+            proc.stdin.close()
+
+    writer = threading.Thread(target=flood, daemon=True)
+    writer.start()
+    fd = proc.stdout.fileno()
+    assert wait_until(lambda: _pipe_full(fd), 30.0), "the agent never filled its stdout pipe"
+    peak = idle
+    progress: list[int] = []
+
+    def settled() -> bool:  # the client's writes stopped advancing: the agent stopped reading
+        nonlocal peak
+        peak = max(peak, rss_kib(proc.pid))
+        progress.append(written[0])
+        return len(progress) > 40 and progress[-1] == progress[-40]
+
+    stopped_reading = wait_until(settled, 60.0) and writer.is_alive()
+    growth = peak - idle
+    answered = 0
+    for line in proc.stdout:
+        if b'"error"' in line:
+            answered += 1
+    writer.join(30.0)
+    assert proc.wait(30.0) == 0
+    proc.stdout.close()
+    figure("requests", REQUESTS)
+    figure("agent_rss_growth_while_answers_unread_kib", growth)
+    figure("agent_stopped_reading", stopped_reading)
+    assert answered == REQUESTS  # nothing dropped
+    assert stopped_reading, "the agent read every request although nobody read its answers"
+    assert growth < RSS_BOUND_KIB, growth

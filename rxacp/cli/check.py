@@ -39,8 +39,20 @@ QUIET_S = 0.3
 CANCEL_LATENCY_S = 2.0
 """Advisory bound between ``session/cancel`` and the ``cancelled`` answer."""
 STRING_ID = "rxacp-check:init ✓"
+REPORT_FORMAT = "rxacp-check/1"
+"""The ``format`` of the ``--json`` report; its shape is documented in docs/check.md and only
+changes compatibly (new checks, new keys) while this stays the same."""
 STARTUP_S = 30.0
 """``initialize`` waits at least this long: it includes the agent's start-up (imports, npx)."""
+
+
+class _AgentGone(Exception):
+    """The agent process ended mid-run: the remaining steps are not reached."""
+
+
+def agent_closed(agent: RawAgent | None) -> bool:
+    """True once the agent's connection ended (the process exited)."""
+    return agent is not None and agent.closed is not None
 
 
 @dataclass
@@ -93,8 +105,8 @@ RULES: dict[str, tuple[str, str, str]] = {
     ),
     "update.session_id": (
         "mandatory",
-        "prompt-turn.mdx §3. Agent Reports Output",
-        "every session/update carries the prompting session's id",
+        "prompt-turn.mdx §3. Agent Reports Output; session-setup.mdx §Session ID",
+        "every session/update names a session the agent gave this client",
     ),
     "cancel.cancelled": (
         "mandatory",
@@ -121,6 +133,11 @@ RULES: dict[str, tuple[str, str, str]] = {
         "JSON-RPC 2.0 §5.1",
         "a malformed line → error -32700 with id null",
     ),
+    "jsonrpc.no_stray_answers": (
+        "mandatory",
+        "JSON-RPC 2.0 §4.1 (notifications), §5 (Response object: id)",
+        "only requests are answered, each answer with its request's id",
+    ),
     "stdio.keeps_serving": (
         "mandatory",
         "JSON-RPC 2.0 §5.1; transports.mdx §stdio",
@@ -130,6 +147,11 @@ RULES: dict[str, tuple[str, str, str]] = {
         "mandatory",
         "transports.mdx §stdio",
         "nothing but JSON-RPC messages on stdout",
+    ),
+    "authenticate": (
+        "capability",
+        "authentication.mdx",
+        "authenticate with --auth METHOD_ID answers a result (then session/new works)",
     ),
     "session.close_cancels": (
         "capability",
@@ -168,6 +190,8 @@ class CheckOptions:
     slow_prompt: str = "slow 5"
     timeout: float = 10.0
     cwd: str = ""
+    auth: str | None = None
+    startup_timeout: float = STARTUP_S
 
 
 class Checker:
@@ -183,11 +207,18 @@ class Checker:
         self._session_problems: list[str] = []
         self._ids_ok: list[str] = []
         self._ids_bad: list[str] = []
+        self._given: set[str] = set()  # session ids the agent answered session/new with
+        self._owned: list[tuple[int, int]] = []  # message ranges a check already judged
+        self._gone = ""  # "the agent exited during <check>" once it died mid-run
+        self.auth_methods: list[Any] = []
 
     # -- verdicts -----------------------------------------------------------------------------
-    def verdict(self, check_id: str, ok: bool | None, detail: str = "") -> None:
-        """Record PASS (True), FAIL (False) or SKIP (None) for ``check_id`` (first one wins)."""
-        if check_id in self.results:
+    def verdict(
+        self, check_id: str, ok: bool | None, detail: str = "", *, replace: bool = False
+    ) -> None:
+        """Record PASS (True), FAIL (False) or SKIP (None) for ``check_id`` (first one wins,
+        unless ``replace``)."""
+        if check_id in self.results and not replace:
             return
         group, rule, _what = RULES[check_id]
         status = "SKIP" if ok is None else "PASS" if ok else "FAIL"
@@ -195,8 +226,11 @@ class Checker:
 
     def ordered(self) -> list[CheckResult]:
         """Verdicts in the order of :data:`RULES` (unreached checks SKIP)."""
+        why = (
+            f"not reached ({self._gone})" if self._gone else "not reached (an earlier step failed)"
+        )
         for check_id in RULES:
-            self.verdict(check_id, None, "not reached (an earlier step failed)")
+            self.verdict(check_id, None, why)
         return [self.results[c] for c in RULES]
 
     # -- driving ------------------------------------------------------------------------------
@@ -204,6 +238,14 @@ class Checker:
         """Run all checks: one connection for the protocol and, concurrently, a second one
         for version negotiation (a fresh process: ``initialize`` comes once per connection)."""
         await asyncio.gather(self._protocol(), self._negotiation())
+        first = self.results.get("initialize")
+        if first is not None and first.status != "PASS":  # one root cause, one FAIL
+            self.verdict(
+                "initialize.negotiation",
+                None,
+                "not reached (initialize failed on the main connection)",
+                replace=True,
+            )
         return self.ordered()
 
     async def _protocol(self) -> None:
@@ -217,38 +259,78 @@ class Checker:
             await self._main(agent)
         except AnswerTimeout as exc:
             self._fail_current(str(exc))
+            self._note_gone(agent, self._current)
+        except _AgentGone:
+            pass
         finally:
             self._finish_updates(agent)
+            self._stray_answers(agent)
             self.verdict(
                 "stdio.stdout_clean",
-                not agent.junk,
-                f"non-JSON-RPC lines: {agent.junk[:3]}" if agent.junk else "",
+                not agent.junk if agent.log or agent.junk else None,
+                f"non-JSON-RPC lines: {agent.junk[:3]}"
+                if agent.junk
+                else ""
+                if agent.log
+                else "the agent wrote nothing to stdout",
             )
-            exited, took = await agent.close()
-            self.verdict(
-                "stdio.exit_on_eof",
-                exited,
-                f"exited {took:.2f} s after EOF"
-                if exited
-                else f"still running {took:.1f} s after stdin closed; it was terminated",
-            )
+            await self._close_and_judge_eof(agent)
+
+    async def _close_and_judge_eof(self, agent: RawAgent) -> None:
+        if self._gone:  # it died: nothing to learn from closing its stdin
+            await agent.close()
+            return
+        if agent.websocket:
+            await agent.close()
+            self.verdict("stdio.exit_on_eof", None, "not applicable: a WebSocket agent")
+            return
+        exited, took = await agent.close()
+        self.verdict(
+            "stdio.exit_on_eof",
+            exited,
+            f"exited {took:.2f} s after EOF"
+            if exited
+            else f"still running {took:.1f} s after stdin closed; it was terminated",
+        )
 
     _current = ""
+    _agent: RawAgent | None = None
 
     def _fail_current(self, detail: str) -> None:
         if self._current:
             self.verdict(self._current, False, detail)
 
+    def _note_gone(self, agent: RawAgent, check_id: str) -> None:
+        """If the agent died, FAIL ``check_id`` with its exit (the only FAIL it causes)."""
+        if agent.closed is None or self._gone or not check_id:
+            return
+        self._gone = f"the agent exited during {check_id}"
+        result = self.results.get(check_id)
+        if result is None or (result.status != "PASS" and "exited" not in result.detail):
+            self.verdict(check_id, False, agent.exit_text(f"during {check_id}"), replace=True)
+
     async def _step(self, check_id: str, step: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self._current = check_id
+        agent = self._agent
+        assert agent is not None
         try:
-            await step()
-        except AnswerTimeout as exc:
-            self.verdict(check_id, False, str(exc))
-        self._current = ""
+            if agent_closed(agent):
+                self.verdict(check_id, False, agent.exit_text("before this step"))
+                self._gone = f"the agent exited before {check_id}"
+                raise _AgentGone
+            try:
+                await step()
+            except AnswerTimeout as exc:
+                self.verdict(check_id, False, str(exc))
+            if agent_closed(agent):
+                self._note_gone(agent, check_id)
+                raise _AgentGone
+        finally:
+            self._current = ""
 
     async def _main(self, agent: RawAgent) -> None:
-        t = self.o.timeout
+        self._agent = agent
+        self._current = "initialize"
         init = await agent.request(
             "initialize",
             {
@@ -259,12 +341,15 @@ class Checker:
                 },
                 "clientInfo": {"name": "rxacp-check", "version": "1"},
             },
-            max(t, STARTUP_S),
+            self.o.startup_timeout,
             STRING_ID,
         )
+        self._current = ""
         if not self._initialized(init):
             return
         self._id_answer(agent, STRING_ID)
+        if not await self._authenticate(agent):
+            return
         sessions = await self._sessions(agent)
         if sessions is None:
             return
@@ -298,7 +383,32 @@ class Checker:
         self.verdict("initialize.agent_info", named, f"agentInfo: {json.dumps(info)}")
         caps = result.get("agentCapabilities")
         self.capabilities = caps if isinstance(caps, dict) else {}
+        methods = result.get("authMethods")
+        self.auth_methods = (
+            [m for m in methods if isinstance(m, dict)] if isinstance(methods, list) else []
+        )
         return True
+
+    async def _authenticate(self, agent: RawAgent) -> bool:
+        """``--auth METHOD_ID``: authenticate before session/new (SKIP without it)."""
+        if not self.o.auth:
+            self.verdict("authenticate", None, "no --auth METHOD_ID given")
+            return True
+        self._current = "authenticate"
+        answer = await agent.request("authenticate", {"methodId": self.o.auth}, self.o.timeout)
+        self._current = ""
+        ok = "result" in answer
+        self.verdict("authenticate", ok, f"methodId {self.o.auth!r} → {json.dumps(answer)[:160]}")
+        return ok
+
+    def _auth_hint(self) -> str:
+        ids = [str(m.get("id")) for m in self.auth_methods if m.get("id")]
+        if not ids:
+            return "the agent requires authentication but advertised no authMethods"
+        return (
+            f"the agent requires authentication: pass --auth METHOD_ID (its authMethods: "
+            f"{', '.join(ids)})"
+        )
 
     def _id_answer(self, agent: RawAgent, request_id: Any) -> None:
         if agent.answer_seq(request_id) is not None:
@@ -318,18 +428,30 @@ class Checker:
                     "session/new", self._new_session_params(), self.o.timeout, request_id
                 )
             except AnswerTimeout as exc:
-                self._ids_bad.append(str(exc))
                 self.verdict("session.new", False, str(exc))
+                self._note_gone(agent, "session.new")
                 return None
             self._id_answer(agent, request_id)
-            sid = (answer.get("result") or {}).get("sessionId")
-            if not isinstance(sid, str) or not sid:
-                self.verdict("session.new", False, f"answer: {json.dumps(answer)[:200]}")
+            sid = self._session_id(answer)
+            if sid is None:
+                code = (answer.get("error") or {}).get("code")
+                detail = f"answer: {json.dumps(answer)[:200]}"
+                if code == -32000 and not self.o.auth:
+                    detail = f"{self._auth_hint()}; {detail}"
+                self.verdict("session.new", False, detail)
                 return None
             ids.append(sid)
         unique = ids[0] != ids[1]
         self.verdict("session.new", unique, f"session ids {ids}")
         return (ids[0], ids[1]) if unique else None
+
+    def _session_id(self, answer: dict[str, Any]) -> str | None:
+        """The sessionId of a session/new answer (remembered as given), else None."""
+        sid = (answer.get("result") or {}).get("sessionId")
+        if not isinstance(sid, str) or not sid:
+            return None
+        self._given.add(sid)
+        return sid
 
     def _prompt_params(self, session_id: str, text: str) -> dict[str, Any]:
         return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
@@ -349,20 +471,8 @@ class Checker:
         )
 
     async def _turn(self, agent: RawAgent, sid: str, text: str) -> dict[str, Any]:
-        """One prompt; checks its updates' sessionId; returns the answer."""
-        start = agent.last_seq
-        answer = await agent.request(
-            "session/prompt", self._prompt_params(sid, text), self.o.timeout
-        )
-        self._own_updates(agent, sid, start)
-        return answer
-
-    def _own_updates(self, agent: RawAgent, sid: str, after: int) -> None:
-        for note in agent.notifications("session/update", after):
-            if note.session_id != sid:
-                self._session_problems.append(
-                    f"update #{note.seq} carries sessionId {note.session_id!r}, expected {sid!r}"
-                )
+        """One prompt; returns the answer."""
+        return await agent.request("session/prompt", self._prompt_params(sid, text), self.o.timeout)
 
     async def _start_slow(self, agent: RawAgent, sid: str) -> tuple[Any, int]:
         """Send --slow-prompt; wait (bounded) for its first update. Returns (id, start seq)."""
@@ -380,7 +490,7 @@ class Checker:
         return prompt_id, start
 
     async def _cancel(self, agent: RawAgent, sid: str) -> None:
-        prompt_id, start = await self._start_slow(agent, sid)
+        prompt_id, _ = await self._start_slow(agent, sid)
         if agent.answer_seq(prompt_id) is not None:
             self.verdict(
                 "cancel.cancelled",
@@ -417,7 +527,6 @@ class Checker:
             if late
             else f"none within {QUIET_S:g} s and a round trip",
         )
-        self._own_updates(agent, sid, start)
 
     async def _late_updates(self, agent: RawAgent, sid: str, prompt_id: Any) -> list[Any]:
         answered = agent.answer_seq(prompt_id) or 0
@@ -439,6 +548,7 @@ class Checker:
         await self._round_trip(agent)
         await agent.wait_until(lambda: bool(agent.unsolicited(before)), QUIET_S)
         stray = agent.unsolicited(before)
+        self._owned.append((before, agent.last_seq))
         self.verdict(
             "cancel.bare_no_answer",
             not stray,
@@ -453,27 +563,33 @@ class Checker:
         )
 
     async def _cancel_request(self, agent: RawAgent, sid: str) -> None:
-        prompt_id, start = await self._start_slow(agent, sid)
+        prompt_id, _ = await self._start_slow(agent, sid)
         if agent.answer_seq(prompt_id) is not None:
             self.verdict("cancel_request.prompt", None, "the slow prompt ended before")
             return
+        before = agent.last_seq
         agent.notify("$/cancel_request", {"requestId": prompt_id})
         answer = await agent.answer(prompt_id, min(self.o.timeout, 3.0))
         if answer is None:
+            strays = agent.unsolicited(before)
             agent.notify("session/cancel", {"sessionId": sid})  # end the turn anyway
             late = await agent.answer(prompt_id, self.o.timeout)
+            how = (
+                "the agent answered the $/cancel_request notification instead "
+                f"({json.dumps(strays[0])[:120]}; see jsonrpc.no_stray_answers)"
+                if strays
+                else f"no effect within {min(self.o.timeout, 3.0):g} s"
+            )
             self.verdict(
                 "cancel_request.prompt",
                 None,
-                "not supported (optional): no answer to $/cancel_request within "
-                f"{min(self.o.timeout, 3.0):g} s; session/cancel then got "
+                f"not supported (optional): {how}; session/cancel then got "
                 + (json.dumps(late)[:120] if late else "no answer either"),
             )
             return
         code = (answer.get("error") or {}).get("code")
         ok = code == -32800 or "result" in answer
         self.verdict("cancel_request.prompt", ok, f"answer: {json.dumps(answer)[:200]}")
-        self._own_updates(agent, sid, start)
 
     async def _close(self, agent: RawAgent) -> None:
         session_caps = self.capabilities.get("sessionCapabilities")
@@ -481,11 +597,11 @@ class Checker:
             self.verdict("session.close_cancels", None, "sessionCapabilities.close not advertised")
             return
         created = await agent.request("session/new", self._new_session_params(), self.o.timeout)
-        sid = (created.get("result") or {}).get("sessionId")
-        if not isinstance(sid, str):
+        sid = self._session_id(created)
+        if sid is None:
             self.verdict("session.close_cancels", False, f"session/new: {json.dumps(created)}")
             return
-        prompt_id, start = await self._start_slow(agent, sid)
+        prompt_id, _ = await self._start_slow(agent, sid)
         closed = await agent.request("session/close", {"sessionId": sid}, self.o.timeout)
         answer = await agent.answer(prompt_id, self.o.timeout)
         reason = ((answer or {}).get("result") or {}).get("stopReason")
@@ -496,13 +612,13 @@ class Checker:
             f"session/close → {json.dumps(closed)[:100]}; prompt → "
             f"{json.dumps(answer)[:100] if answer else 'no answer'}",
         )
-        self._own_updates(agent, sid, start)
 
     async def _malformed(self, agent: RawAgent) -> None:
         before = agent.last_seq
         agent.send_raw(b'{"jsonrpc": "2.0", "id": 77, "method": "session/new", "params": {')
         bound = min(self.o.timeout, 3.0)
         await agent.wait_until(lambda: bool(agent.unsolicited(before)), bound)
+        self._owned.append((before, agent.last_seq))
         parse = [m for m in agent.unsolicited(before) if "error" in m]
         code = (parse[0].get("error") or {}).get("code") if parse else None
         ok = bool(parse) and code == -32700 and parse[0].get("id") is None
@@ -513,6 +629,7 @@ class Checker:
         )
         self._current = "stdio.keeps_serving"
         answer = await agent.request("session/new", self._new_session_params(), self.o.timeout)
+        self._session_id(answer)
         self.verdict(
             "stdio.keeps_serving",
             "result" in answer,
@@ -526,6 +643,11 @@ class Checker:
             problem = check_update(note.message.get("params"))
             if problem:
                 self._update_problems.append(f"update #{note.seq}: {problem}")
+            if note.session_id not in self._given:
+                self._session_problems.append(
+                    f"update #{note.seq} names session {note.session_id!r}, which the agent "
+                    f"never gave this client (given: {sorted(self._given)})"
+                )
         if notes or self._update_problems:
             self.verdict(
                 "update.schema",
@@ -535,11 +657,39 @@ class Checker:
             self.verdict(
                 "update.session_id",
                 not self._session_problems,
-                "; ".join(self._session_problems[:3]) or f"{len(notes)} updates",
+                "; ".join(self._session_problems[:3])
+                or f"{len(notes)} updates, all for sessions {sorted(self._given)}",
             )
         else:
             self.verdict("update.schema", None, "the agent sent no session/update")
             self.verdict("update.session_id", None, "the agent sent no session/update")
+
+    def _stray_answers(self, agent: RawAgent) -> None:
+        """Answers to no request: to a notification, or without an id (JSON-RPC violations);
+        the ones ``cancel.bare_no_answer`` and ``jsonrpc.parse_error`` judged are left out."""
+        problems = []
+        for item in agent.log:
+            if not item.is_response or any(a < item.seq <= b for a, b in self._owned):
+                continue
+            message = item.message
+            if "id" in message and _sent_id(agent, message["id"]):
+                continue
+            kind = "error" if "error" in message else "result"
+            after = agent.notification_before(item.seq)
+            what = f"an {kind} answer" + (" without an id" if "id" not in message else "")
+            where = (
+                f" to the {after} notification (notifications are never answered)"
+                if after
+                else f" with id {json.dumps(message.get('id'))}, which no request had"
+            )
+            problems.append(f"#{item.seq}: {what}{where}: {json.dumps(message)[:140]}")
+        if agent.log:
+            self.verdict(
+                "jsonrpc.no_stray_answers",
+                not problems,
+                "; ".join(problems[:3])
+                + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""),
+            )
 
     async def _negotiation(self) -> None:
         agent = RawAgent(self.o.command, eof_timeout=min(self.o.timeout, 3.0))
@@ -548,7 +698,7 @@ class Checker:
             answer = await agent.request(
                 "initialize",
                 {"protocolVersion": 999, "clientCapabilities": {}},
-                max(self.o.timeout, STARTUP_S),
+                self.o.startup_timeout,
             )
         except (AcpException, OSError, AnswerTimeout) as exc:
             self.verdict("initialize.negotiation", False, str(exc))
@@ -563,13 +713,28 @@ class Checker:
 
 
 # ------------------------------------------------------------------------------------ CLI
+def _sent_id(agent: RawAgent, request_id: Any) -> bool:
+    return agent.answer_seq(request_id) is not None and agent.was_sent(request_id)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``rxacp check`` options."""
     parser.add_argument(
         "--agent",
         required=True,
         metavar='"CMD ARGS"',
-        help='the agent command line, e.g. "npx my-agent --acp"',
+        help='the agent command line, e.g. "npx my-agent --acp", or a WebSocket agent\'s '
+        "ws:// / wss:// URL (needs rxacp[websocket])",
+    )
+    parser.add_argument(
+        "--auth", metavar="METHOD_ID", help="authenticate with this auth method before session/new"
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=STARTUP_S,
+        metavar="S",
+        help=f"bound of initialize, which includes the agent's start-up (default {STARTUP_S:g})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
@@ -577,8 +742,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=10.0,
         metavar="S",
-        help="bound of every wait, in seconds (default 10; initialize, which includes "
-        f"the agent's start-up, waits at least {STARTUP_S:g})",
+        help="bound of every wait but initialize, in seconds (default 10)",
     )
     parser.add_argument(
         "--prompt",
@@ -606,6 +770,7 @@ def report_json(command: str, results: list[CheckResult]) -> dict[str, Any]:
     failed = [r.id for r in results if r.group == "mandatory" and r.status == "FAIL"]
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "SKIP")}
     return {
+        "format": REPORT_FORMAT,
         "agent": command,
         "checks": [asdict(r) | {"what": RULES[r.id][2]} for r in results],
         "summary": counts | {"mandatoryFailed": failed},
@@ -640,25 +805,56 @@ def report_text(command: str, results: list[CheckResult]) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
-    """Run ``rxacp check`` with parsed ``args``; returns the exit code."""
+def _command(agent: str, err: IO[str]) -> list[str] | None:
+    agent = agent.strip()
+    if agent.startswith(("ws://", "wss://")):
+        try:
+            from ..transport.websocket import WebSocketAcpClientTransport
+        except ImportError as exc:
+            err.write(f"rxacp check: {exc}\n")
+            return None
+        try:
+            WebSocketAcpClientTransport(agent)
+        except ValueError as exc:
+            err.write(f"rxacp check: --agent: {exc}\n")
+            return None
+        return [agent]
     try:
-        command = shlex.split(args.agent)
+        command = shlex.split(agent)
     except ValueError as exc:
         err.write(f"rxacp check: cannot parse --agent: {exc}\n")
-        return EXIT_USAGE
+        return None
     if not command:
         err.write("rxacp check: --agent is empty\n")
+        return None
+    if "://" in command[0]:
+        scheme = command[0].split("://", 1)[0]
+        err.write(
+            f"rxacp check: --agent {command[0]!r}: only a command line (stdio) or a ws:// / "
+            f"wss:// URL is supported, not {scheme}://\n"
+        )
+        return None
+    return command
+
+
+def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
+    """Run ``rxacp check`` with parsed ``args``; returns the exit code."""
+    command = _command(args.agent, err)
+    if command is None:
         return EXIT_USAGE
-    if not args.timeout > 0:
-        err.write(f"rxacp check: --timeout must be > 0 seconds, got {args.timeout}\n")
-        return EXIT_USAGE
+    for name in ("timeout", "startup_timeout"):
+        if not getattr(args, name) > 0:
+            flag = "--" + name.replace("_", "-")
+            err.write(f"rxacp check: {flag} must be > 0 seconds, got {getattr(args, name)}\n")
+            return EXIT_USAGE
     options = CheckOptions(
         command,
         args.prompt,
         args.slow_prompt,
         args.timeout,
         os.path.abspath(args.cwd) if args.cwd else "",
+        args.auth,
+        args.startup_timeout,
     )
     results = run_checks(options)
     data = report_json(args.agent, results)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transport import AgentParameters, StdioAcpClientTransport, TransportClosed
+from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, TransportClosed
 
 __all__ = ["AnswerTimeout", "Incoming", "RawAgent"]
 
@@ -79,9 +79,20 @@ class RawAgent:
         self.closed: TransportClosed | None = None
         self.closed_at: float | None = None
         self._sent: set[str] = set()
+        self.sent_notifications: list[tuple[int, str]] = []
+        """``(last_seq when sent, method)`` of every notification the checker sent."""
         self._seq = itertools.count(1)
         self._ids = itertools.count(100)
         self._changed = asyncio.Event()
+        self.websocket = command[0].startswith(("ws://", "wss://"))
+        """True for an agent at a ``ws://`` / ``wss://`` URL (no process, no stdio)."""
+        self.transport: AcpTransport
+        self._eof_timeout = eof_timeout
+        if self.websocket:
+            from ..transport.websocket import WebSocketAcpClientTransport
+
+            self.transport = WebSocketAcpClientTransport(command[0])
+            return
         params = (
             AgentParameters.builder(command[0])
             .args(*command[1:])
@@ -176,7 +187,30 @@ class RawAgent:
 
     def notify(self, method: str, params: Any) -> None:
         """Write a notification."""
+        self.sent_notifications.append((self.last_seq, method))
         self.write({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def notification_before(self, seq: int) -> str | None:
+        """The method of the last notification sent before incoming message ``seq``."""
+        before = [method for at, method in self.sent_notifications if at < seq]
+        return before[-1] if before else None
+
+    def exit_text(self, when: str = "") -> str:
+        """``agent exited with code 7 <when>`` plus its stderr tail (a closed connection)."""
+        info = self.closed
+        if info is None:
+            return "the agent is still running"
+        code = info.exit_code
+        if self.websocket:
+            return f"the WebSocket connection ended ({info.reason}) {when}".rstrip()
+        text = "agent exited" + (f" with code {code}" if code is not None else f" ({info.reason})")
+        if when:
+            text += f" {when}"
+        lines = self.stderr or (info.stderr_tail or "").splitlines()
+        tail = [line for line in lines if line.strip()][-5:]
+        if tail:
+            text += "; stderr tail: " + " | ".join(line.strip()[:200] for line in tail)
+        return text
 
     async def request(
         self, method: str, params: Any, timeout: float, request_id: Any = None
@@ -209,13 +243,20 @@ class RawAgent:
         return None
 
     def _no_answer(self, method: str, request_id: Any, timeout: float) -> str:
+        if self.closed is not None:
+            return self.exit_text(f"before answering {method}")
         text = f"no answer to {method} (id {json.dumps(request_id)}) within {timeout:g} s"
         strays = [m for m in self.unsolicited() if m.get("id") is not None]
         if strays:
             text += f"; answers with other ids: {[m.get('id') for m in strays][:5]}"
-        if self.closed is not None:
-            text += f"; the agent went away ({self.closed.reason}, exit {self.closed.exit_code})"
+        tail = [line for line in self.stderr if line.strip()][-3:]
+        if tail:
+            text += "; stderr tail: " + " | ".join(line.strip()[:200] for line in tail)
         return text
+
+    def was_sent(self, request_id: Any) -> bool:
+        """True if the checker sent a request with exactly this id."""
+        return _key(request_id) in self._sent
 
     def unsolicited(self, after_seq: int = 0) -> list[dict[str, Any]]:
         """Answers whose id matches no request the checker sent (after ``after_seq``)."""
@@ -263,5 +304,5 @@ class RawAgent:
         await self.transport.close()
         took = time.monotonic() - started
         code = self.closed.exit_code if self.closed is not None else None
-        exited = code is not None and code >= 0 and took < self.transport.params.close_timeout
+        exited = code is not None and code >= 0 and took < self._eof_timeout
         return exited, took

@@ -18,7 +18,8 @@ Standard library only (JSON-RPC by hand), never imported by rxacp. ``python odd_
 * ``rude``            — answers the ``session/cancel`` notification with an error, and sends an
   error answer without an ``id``; sends ``available_commands_update`` for every session it
   created (also while another session prompts) and one for a session id it never gave out;
-* ``ids``             — like ``good`` but sends an update for a session id it never gave out.
+* ``crosstalk``       — like ``good`` but every prompt also sends ``available_commands_update``
+  for every session it created (legitimate: the ids were given to this client).
 """
 
 from __future__ import annotations
@@ -159,11 +160,10 @@ def prompt(rid: Any, params: dict[str, Any]) -> None:
         chunk(sid, "Bye.")
         answer(rid, {"stopReason": "end_turn"})
         return
-    if MODE == "rude":
+    if MODE in ("rude", "crosstalk"):
         for other in state["sessions"]:
             commands(other)
-        commands("never-given")
-    if MODE == "ids":
+    if MODE == "rude":
         commands("never-given")
     if text.startswith("slow"):
         chunk(sid, "working")

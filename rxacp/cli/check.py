@@ -263,6 +263,14 @@ class Checker:
         except _AgentGone:
             pass
         finally:
+            if self._ids_ok or self._ids_bad:
+                self.verdict(
+                    "jsonrpc.id_echo",
+                    not self._ids_bad,
+                    f"echoed exactly: {', '.join(self._ids_ok)}"
+                    if not self._ids_bad
+                    else "; ".join(self._ids_bad),
+                )
             self._finish_updates(agent)
             self._stray_answers(agent)
             self.verdict(
@@ -279,6 +287,7 @@ class Checker:
     async def _close_and_judge_eof(self, agent: RawAgent) -> None:
         if self._gone:  # it died: nothing to learn from closing its stdin
             await agent.close()
+            self._late_exit_code(agent)
             return
         if agent.websocket:
             await agent.close()
@@ -299,6 +308,18 @@ class Checker:
     def _fail_current(self, detail: str) -> None:
         if self._current:
             self.verdict(self._current, False, detail)
+
+    def _late_exit_code(self, agent: RawAgent) -> None:
+        """On a loaded machine the exit status can come after the connection was reported
+        closed: once the process is reaped, put the code into the details that lack it."""
+        info = agent.closed
+        code = getattr(agent.transport, "exit_code", None)
+        if info is None or info.exit_code is not None or code is None:
+            return
+        vague = f"agent exited ({info.reason})"
+        for result in self.results.values():
+            if result.detail.startswith(vague):
+                result.detail = f"agent exited with code {code}" + result.detail[len(vague) :]
 
     def _note_gone(self, agent: RawAgent, check_id: str) -> None:
         """If the agent died, FAIL ``check_id`` with its exit (the only FAIL it causes)."""
@@ -361,13 +382,6 @@ class Checker:
         await self._step("cancel_request.prompt", lambda: self._cancel_request(agent, second))
         await self._step("session.close_cancels", lambda: self._close(agent))
         await self._step("jsonrpc.parse_error", lambda: self._malformed(agent))
-        self.verdict(
-            "jsonrpc.id_echo",
-            not self._ids_bad,
-            f"echoed exactly: {', '.join(self._ids_ok)}"
-            if not self._ids_bad
-            else "; ".join(self._ids_bad),
-        )
 
     def _initialized(self, init: dict[str, Any]) -> bool:
         result = init.get("result")

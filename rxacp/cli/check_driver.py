@@ -201,6 +201,8 @@ class RawAgent:
         if info is None:
             return "the agent is still running"
         code = info.exit_code
+        if code is None:  # reported before the exit status was collected: look again
+            code = getattr(self.transport, "exit_code", None)
         if self.websocket:
             return f"the WebSocket connection ended ({info.reason}) {when}".rstrip()
         text = "agent exited" + (f" with code {code}" if code is not None else f" ({info.reason})")

@@ -97,6 +97,18 @@ _STATUS_KINDS = frozenset(
 """Updates shown as a status line only where the message text is at a line start."""
 
 
+def _same_destination(out: IO[str], side: IO[str]) -> bool:
+    """True when ``out`` and ``side`` end up in one place: the same object, the same file or
+    pipe (``2>&1``), or both terminals."""
+    if out is side or (_isatty(out) and _isatty(side)):
+        return True
+    try:
+        a, b = os.fstat(out.fileno()), os.fstat(side.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 def _isatty(stream: IO[str]) -> bool:
     isatty = getattr(stream, "isatty", None)
     try:
@@ -130,7 +142,7 @@ class UpdateRenderer:
         self._style = style
         self._indent = indent
         self._show_thoughts = show_thoughts
-        self._shared = out is side or (_isatty(out) and _isatty(side))
+        self._shared = _same_destination(out, side)
         self._lock = threading.Lock()
         self._inline: str | None = None  # the kind of the text currently being streamed inline
         self._out_open = False  # the message text on ``out`` does not end with a newline

@@ -180,6 +180,12 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         return self._pid
 
     @property
+    def exit_code(self) -> int | None:
+        """The agent's exit status once it exited (negative: killed by that signal)."""
+        exited = self._exited
+        return exited.result() if exited is not None and exited.done() else None
+
+    @property
     def stderr_tail(self) -> str | None:
         """The last lines the agent wrote to stderr so far (``None``: nothing yet). Read it on
         the connection's loop (it is what ``AcpConnectionException.stderr_tail`` reports)."""

@@ -20,7 +20,8 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp.client": {
         "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
-        "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler", "WorkspaceFileSystem",
+        "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
+        "WorkspaceFileSystem",
         "LocalTerminals",
     },
     "rxacp.agent": {

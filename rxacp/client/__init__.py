@@ -25,7 +25,7 @@ from .builder import (
     AsyncHandler,
     SyncHandler,
 )
-from .cancellation import CancellationSignal
+from .cancellation import CancellationSignal, RequestCancellation
 from .fs import WorkspaceFileSystem
 from .sync_client import AcpSyncClient
 from .terminals import LocalTerminals
@@ -41,6 +41,7 @@ __all__ = [
     "AsyncHandler",
     "CancellationSignal",
     "LocalTerminals",
+    "RequestCancellation",
     "RequestLike",
     "SyncHandler",
     "WorkspaceFileSystem",

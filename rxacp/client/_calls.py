@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 
@@ -17,6 +18,7 @@ from ..errors import AcpProtocolVersionException
 from ..schema import AcpModel, PromptResponse
 from ..schema import methods as m
 from ..session import AcpObservable
+from ..session.graceful import current_trigger, graceful_trigger
 from .cancellation import CancellationSignal
 
 __all__ = [
@@ -61,9 +63,12 @@ def coerce(spec: m.MethodSpec, request: Any) -> AcpModel:
 
 
 def stoppable(
-    source: AcpObservable[Any], stop: CancellationSignal, send_cancel: Callable[[], object]
+    source: AcpObservable[Any],
+    stop: CancellationSignal | None,
+    send_cancel: Callable[[], object],
 ) -> AcpObservable[Any]:
-    """``source`` (a prompt) with ``stop`` attached.
+    """``source`` (a prompt) with ``stop`` attached, and the ``cancel_when`` trigger of the
+    subscription (:mod:`rxacp.session.graceful`), which works like a ``stop.cancel()``.
 
     Already cancelled at subscription: emits ``PromptResponse.cancelled()``, sends nothing.
     Cancelled while in flight: ``send_cancel()`` once; the prompt's own answer still follows.
@@ -73,44 +78,67 @@ def stoppable(
     def subscribe(
         observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        if stop.is_cancelled():
-            observer.on_next(PromptResponse.cancelled())
-            observer.on_completed()
-            return Disposable()
-        lock = threading.Lock()
-        done = [False]
+        trigger = current_trigger()
+        if trigger is None and stop is None:
+            return source.subscribe(observer, scheduler=scheduler)
+        signal = CancellationSignal() if stop is None else stop
+        return _stoppable_subscribe(source, signal, trigger, send_cancel, observer, scheduler)
 
-        def finish() -> bool:
-            with lock:
-                was, done[0] = done[0], True
-            return not was
+    return AcpObservable(subscribe)
 
-        def on_next(value: Any) -> None:
-            if isinstance(value, PromptResponse):  # prompt_turn() also emits its updates
-                finish()
-            observer.on_next(value)
 
-        def on_error(error: Exception) -> None:
+def _stoppable_subscribe(
+    source: AcpObservable[Any],
+    stop: CancellationSignal,
+    trigger: reactivex.Observable[Any] | None,
+    send_cancel: Callable[[], object],
+    observer: abc.ObserverBase[Any],
+    scheduler: abc.SchedulerBase | None,
+) -> abc.DisposableBase:
+    if stop.is_cancelled():
+        observer.on_next(PromptResponse.cancelled())
+        observer.on_completed()
+        return Disposable()
+    lock = threading.Lock()
+    done = [False]
+
+    def finish() -> bool:
+        with lock:
+            was, done[0] = done[0], True
+        return not was
+
+    def on_next(value: Any) -> None:
+        if isinstance(value, PromptResponse):  # prompt_turn() also emits its updates
             finish()
-            observer.on_error(error)
+        observer.on_next(value)
 
-        def on_stop() -> None:
-            if finish():
-                send_cancel()
+    def on_error(error: Exception) -> None:
+        finish()
+        observer.on_error(error)
 
+    def on_stop() -> None:
+        if finish():
+            send_cancel()
+
+    with graceful_trigger(None):  # a prompt's graceful cancel is session/cancel (on_stop)
         subscription = source.subscribe(
             on_next, on_error, observer.on_completed, scheduler=scheduler
         )
-        remove = stop.add_listener(on_stop)  # after the request was handed to the loop
+    remove = stop.add_listener(on_stop)  # after the request was handed to the loop
+    watch = (
+        None
+        if trigger is None
+        else trigger.subscribe(lambda _: on_stop(), lambda _e: None, on_stop)
+    )
 
-        def dispose() -> None:
-            finish()
-            remove()
-            subscription.dispose()
+    def dispose() -> None:
+        finish()
+        remove()
+        if watch is not None:
+            watch.dispose()
+        subscription.dispose()
 
-        return Disposable(dispose)
-
-    return AcpObservable(subscribe)
+    return Disposable(dispose)
 
 
 def completed() -> AcpObservable[Any]:

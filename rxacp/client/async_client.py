@@ -473,8 +473,7 @@ class AcpAsyncClient:
         if updates:
             source = with_updates(self._updates, session_id, source)
         source = settling.hold(session_id, source, stop)
-        if stop is None:
-            return source
+        # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
         return stoppable(source, stop, lambda: self.cancel(session_id))
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:

@@ -15,14 +15,19 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 
-__all__ = ["CancellationSignal"]
+from ..session.observable import AcpObservable
+
+__all__ = ["CancellationSignal", "RequestCancellation"]
 
 _log = logging.getLogger("rxacp.client")
+
+_T = TypeVar("_T")
 
 
 class CancellationSignal:
@@ -111,3 +116,55 @@ class CancellationSignal:
 
     def __repr__(self) -> str:
         return f"CancellationSignal(cancelled={self._cancelled})"
+
+
+class RequestCancellation:
+    """Graceful cancellation of requests (Java ``RequestCancellation``).
+
+    :meth:`cancel_when` is the Java SDK's ``contextWrite(RequestCancellation.cancelWhen(t))``:
+    the requests subscribed through it are cancelled when ``trigger`` emits or completes, and
+    **still wait for the peer's answer**, unlike ``ops.take_until(trigger)``, which disposes
+    the request (it sends the same cancel, but drops the answer and completes empty).
+    """
+
+    def __init__(self) -> None:
+        raise TypeError("RequestCancellation is a namespace: use RequestCancellation.cancel_when")
+
+    @staticmethod
+    def cancel_when(
+        trigger: reactivex.Observable[Any],
+    ) -> Callable[[reactivex.Observable[_T]], AcpObservable[_T]]:
+        """An operator: ``client.prompt(req).pipe(RequestCancellation.cancel_when(stop))``.
+
+        When ``trigger`` emits a value or completes while a request subscribed through the
+        operator waits for its answer, the cancel is sent once — ``session/cancel`` for a
+        prompt, ``$/cancel_request`` for any other request — and the request then ends with the
+        peer's answer: for a prompt normally stop reason ``cancelled``; otherwise its result
+        or ``AcpProtocolException`` ``-32800`` (or the request timeout if the peer never
+        answers). A trigger that fails is ignored. Every request subscribed (synchronously)
+        under the operator is covered, at most one cancel each, whichever way it is cancelled
+        (a later disposal sends no second ``$/cancel_request``)::
+
+            prompt    ──u──u──────u──R(cancelled)|
+            trigger   ───────x                     (x: emits or completes)
+            wire             session/cancel
+
+            ext call  ──────────────X(-32800)      (or its result, if the peer finished)
+            trigger   ─────x
+            wire           $/cancel_request
+
+        The trigger is carried like Java's Reactor context (a ``contextvars.ContextVar``, set
+        while subscribing), so it does not cross a ``subscribe_on`` to another scheduler.
+        """
+        from ..session.graceful import graceful_trigger
+
+        def operator(source: reactivex.Observable[_T]) -> AcpObservable[_T]:
+            def subscribe(
+                observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
+            ) -> abc.DisposableBase:
+                with graceful_trigger(trigger):
+                    return source.subscribe(observer, scheduler=scheduler)
+
+            return AcpObservable(subscribe)
+
+        return operator

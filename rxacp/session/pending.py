@@ -29,6 +29,7 @@ class PendingRequest:
     """One outgoing request from subscription to settlement."""
 
     __slots__ = (
+        "cancel_sent",
         "done",
         "id",
         "late",
@@ -65,6 +66,8 @@ class PendingRequest:
         self.id: int | None = None
         self.done = False
         self.written = False
+        self.cancel_sent = False
+        """``$/cancel_request`` was sent (or is due once written) by ``cancel_when``."""
         self.timer: abc.DisposableBase | None = None
         self.late: Callable[[], None] | None = None
         """What ``on_abandon`` asked to run when the late answer arrives (see :meth:`run_late`)."""

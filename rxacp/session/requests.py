@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 from reactivex import abc
-from reactivex.disposable import Disposable
+from reactivex.disposable import CompositeDisposable, Disposable
 
 from .. import jsonrpc
 from .._durations import Duration, to_seconds
@@ -31,6 +31,7 @@ from ..errors import (
 )
 from ..schema._base import validation_errors
 from .abandoned import CANCEL_REQUEST, AbandonedRequests
+from .graceful import current_trigger
 from .observable import AcpObservable
 from .pending import PendingRequest, to_wire_value
 from .state import CLOSED, ConnectionState
@@ -120,8 +121,18 @@ class PendingRequests:
                 # the loop may already be stopped: settle here, on the caller's thread
                 self._fail(pending, self._state.refusal())
                 return Disposable()
+            trigger = current_trigger()
             self._runner.call(lambda: self._start(pending))
-            return Disposable(lambda: self._dispose(pending))
+            disposable = Disposable(lambda: self._dispose(pending))
+            if trigger is None:
+                return disposable
+
+            def fire(_: Any = None) -> None:
+                self._runner.call(lambda: self._cancel_gracefully(pending))
+
+            # RequestCancellation.cancel_when: cancel, keep waiting (a failing trigger: ignored)
+            watch = trigger.subscribe(fire, lambda _error: None, fire)
+            return CompositeDisposable(watch, disposable)
 
         return AcpObservable(subscribe)
 
@@ -144,10 +155,35 @@ class PendingRequests:
             )
             return
         pending.written = True
+        if pending.cancel_sent:  # the graceful cancel fired before the request was written
+            pending.cancel_sent = False
+            self._cancel_gracefully(pending)
         if pending.timeout is not None:
             pending.timer = self._scheduler.schedule_relative(
                 pending.timeout, lambda _s, _st: self._runner.call(lambda: self._time_out(pending))
             )
+
+    def _cancel_gracefully(self, pending: PendingRequest) -> None:
+        """``$/cancel_request`` for a pending request, which keeps waiting for its answer."""
+        if pending.done or pending.cancel_sent:
+            return
+        pending.cancel_sent = True
+        if not pending.written:
+            return  # sent by _start right after the request itself
+        rid = pending.id
+        if rid is None or self._table.get(rid) is not pending or self._state.phase == CLOSED:
+            return
+        abandoned = self.abandoned
+        if not abandoned.cancel_request_supported:
+            return
+        _log.debug(
+            "%s: cancel_when: $/cancel_request for %s (%s), waiting for the answer",
+            self._role,
+            rid,
+            pending.method,
+        )
+        abandoned.cancel_requests_sent += 1
+        self._send(jsonrpc.notification_obj(CANCEL_REQUEST, {"requestId": rid}))
 
     def _dispose(self, pending: PendingRequest) -> None:
         if pending.claim():
@@ -169,6 +205,8 @@ class PendingRequests:
                 late = None
             if late is not None:
                 abandoned.wait_for_late_answer(pending, late)
+        if pending.cancel_sent:
+            return  # cancel_when sent it already: at most one $/cancel_request per request
         if not abandoned.cancel_request_supported:
             _log.debug(
                 "%s: %s request %s (%s): the peer does not take $/cancel_request",

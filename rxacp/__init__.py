@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         AcpException,
         AcpProtocolException,
         AcpProtocolVersionException,
+        AcpRemoteException,
         AcpTimeoutException,
     )
     from .transport import (
@@ -75,6 +76,7 @@ _EXPORTS: dict[str, str] = {
             "AcpException",
             "AcpProtocolException",
             "AcpProtocolVersionException",
+            "AcpRemoteException",
             "AcpTimeoutException",
         ),
         ".errors",
@@ -96,6 +98,7 @@ __all__ = [
     "AcpException",
     "AcpProtocolException",
     "AcpProtocolVersionException",
+    "AcpRemoteException",
     "AcpSyncAgent",
     "AcpSyncClient",
     "AcpTimeoutException",

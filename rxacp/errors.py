@@ -32,6 +32,7 @@ __all__ = [
     "AcpException",
     "AcpProtocolException",
     "AcpProtocolVersionException",
+    "AcpRemoteException",
     "AcpTimeoutException",
     "error_to_exception",
     "exception_to_error",
@@ -88,7 +89,7 @@ class AcpProtocolException(AcpException):
 
     def __repr__(self) -> str:
         return (
-            f"AcpProtocolException(code={self.code}, message={self.message!r}, data={self.data!r})"
+            f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -141,6 +142,42 @@ class AcpProtocolException(AcpException):
 
 MAX_DATA_IN_STR = 500
 """How many characters of an error's ``data`` ``str(AcpProtocolException)`` shows."""
+
+
+class AcpRemoteException(AcpProtocolException):
+    """The peer answered one of this side's requests with this error (``code``, ``message``
+    and ``data`` are the peer's); ``method`` names the request (e.g. ``fs/read_text_file``).
+
+    Every error answer a request Observable emits is one. Distinct from an
+    :class:`AcpProtocolException` a handler raises itself: when one escapes a handler, the
+    handler's own request is answered ``-32603`` naming the failed call, with the peer's code
+    and message in ``data`` (``{"method": ..., "peerError": {"code": ..., "message": ...}}``),
+    never with the peer's code and data as if the handler had chosen them. Catch it in the
+    handler to answer something else.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, method: str | None = None):
+        super().__init__(code, message, data)
+        self.method = method
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.message, self.data, self.method))
+
+
+MAX_PEER_MESSAGE = 500
+"""Characters of a peer's error message kept when an escaping remote error is answered."""
+
+
+def _remote_error(exc: AcpRemoteException) -> dict[str, Any]:
+    call = exc.method or "a request to the peer"
+    return {
+        "code": int(AcpErrorCodes.INTERNAL_ERROR),
+        "message": f"Internal error: {call} failed: the peer answered error {exc.code}",
+        "data": {
+            "method": exc.method,
+            "peerError": {"code": exc.code, "message": exc.message[:MAX_PEER_MESSAGE]},
+        },
+    }
 
 
 def _brief(data: Any) -> str:
@@ -260,6 +297,8 @@ def exception_to_error(exc: BaseException, method: str | None = None) -> dict[st
 
     - :class:`AcpProtocolException` keeps its code, message and data: the handler chose them
       deliberately, so they go on the wire as raised (do not put secrets there);
+    - :class:`AcpRemoteException` (the peer's answer to a call the handler made, escaping it)
+      is ``-32603`` naming the failed call, the peer's code and message in ``data``;
     - a pydantic ``ValidationError`` (bad params) is ``-32602`` with the error list as data
       (at most 20 entries and a count), *without* the rejected input values, URLs or context;
     - rxacp's own exceptions are ``-32603`` with a text built only from their fixed fields:
@@ -272,6 +311,8 @@ def exception_to_error(exc: BaseException, method: str | None = None) -> dict[st
       it). The exception and its traceback go to the local log (logger ``rxacp.errors``,
       warning level), with ``method`` when given.
     """
+    if isinstance(exc, AcpRemoteException):
+        return _remote_error(exc)
     if isinstance(exc, AcpProtocolException):
         error: dict[str, Any] = {"code": exc.code, "message": exc.message}
         if exc.data is not None:
@@ -301,16 +342,20 @@ def exception_to_error(exc: BaseException, method: str | None = None) -> dict[st
     return {"code": int(AcpErrorCodes.INTERNAL_ERROR), "message": f"Internal error: {name}{detail}"}
 
 
-def error_to_exception(error: Any) -> AcpProtocolException:
-    """Turn a wire error object into an :class:`AcpProtocolException` (tolerating bad shapes)."""
+def error_to_exception(error: Any, method: str | None = None) -> AcpRemoteException:
+    """Turn the peer's wire error object (its answer to ``method``) into an
+    :class:`AcpRemoteException` (tolerating bad shapes)."""
     if isinstance(error, dict):
         code = error.get("code")
         message = error.get("message")
-        return AcpProtocolException(
+        return AcpRemoteException(
             code
             if isinstance(code, int) and not isinstance(code, bool)
             else AcpErrorCodes.INTERNAL_ERROR,
             message if isinstance(message, str) else "Unknown error",
             error.get("data"),
+            method,
         )
-    return AcpProtocolException(AcpErrorCodes.INTERNAL_ERROR, f"Malformed error object: {error!r}")
+    return AcpRemoteException(
+        AcpErrorCodes.INTERNAL_ERROR, f"Malformed error object: {error!r}", None, method
+    )

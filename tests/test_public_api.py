@@ -13,7 +13,7 @@ EXPECTED: dict[str, set[str]] = {
         "AcpAgent", "AcpAsyncAgent", "AcpAsyncClient", "AcpCapabilityException", "AcpClient",
         "AcpConnectionException", "AcpErrorCodes", "AcpException", "AcpProtocolException",
         "AcpProtocolVersionException", "AcpSyncAgent", "AcpSyncClient", "AcpTimeoutException",
-        "AcpTransport", "AgentParameters",
+        "AcpTransport", "AgentParameters", "AcpRemoteException",
         "CancellationSignal", "CommandResult", "NegotiatedCapabilities", "PromptContext",
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
@@ -52,7 +52,7 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp.errors": {
         "AcpCapabilityException", "AcpConnectionException", "AcpErrorCodes", "AcpException",
         "AcpProtocolException", "AcpProtocolVersionException", "AcpTimeoutException",
-        "error_to_exception", "exception_to_error",
+        "AcpRemoteException", "error_to_exception", "exception_to_error",
     },
     "rxacp.capabilities": {"NegotiatedCapabilities"},
     "rxacp.jsonrpc": {

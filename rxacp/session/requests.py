@@ -265,7 +265,7 @@ class PendingRequests:
         observer = pending.observer
         try:
             if type(msg) is jsonrpc.ErrorResponse:
-                observer.on_error(error_to_exception(msg.error))
+                observer.on_error(error_to_exception(msg.error, pending.method))
                 return
             result = msg.result  # type: ignore[union-attr]
             if pending.result_type is not None:

@@ -96,14 +96,20 @@ class _Chain:
                     result = replaced
         return result
 
-    def on_error(self, exc: BaseException) -> None:
+    def on_error(self, exc: BaseException) -> Any:
+        """Run the ``on_error`` hooks inside out; the first value one returns replaces the
+        result (``None``: the error goes on)."""
         for interceptor in reversed(self._started):
             hook = getattr(interceptor, "on_error", None)
             if hook is not None:
                 try:
-                    hook(self._inv, exc)
+                    replacement = hook(self._inv, exc)
                 except Exception:
                     _log.exception("interceptor on_error failed")
+                    continue
+                if replacement is not None:
+                    return replacement
+        return None
 
     def after_completion(self) -> None:
         if self._completed:
@@ -239,7 +245,9 @@ class Dispatcher:
         if isinstance(exc, _Vetoed):
             error = exc.error
             return reactivex.throw(error if isinstance(error, Exception) else exc)
-        chain.on_error(exc)
+        replacement = chain.on_error(exc)
+        if replacement is not None:  # Java onError: an interceptor recovered the call
+            return self._realize(replacement, inv, target)
         found = most_specific([d for d, _ in self._exception_handlers], exc)
         if found is None:
             return reactivex.throw(exc)

@@ -112,7 +112,12 @@ class AcpInterceptor:
 
     They may run on the connection's event loop (``async def`` handlers) or a worker thread:
     keep them quick and never block.
+
+    ``order`` (Java ``getOrder()``): interceptors run sorted by it, lowest first (outermost),
+    ties in the order added; ``AcpAgentSupportBuilder.interceptor(i, order=...)`` overrides it.
     """
+
+    order: int = 0
 
     def pre_handle(self, ctx: InvocationContext) -> bool | None:
         """Before the handler. Return False, or raise an ``AcpProtocolException``, to veto the
@@ -125,8 +130,13 @@ class AcpInterceptor:
         replace it, or None to keep it."""
         return None
 
-    def on_error(self, ctx: InvocationContext, exc: BaseException) -> None:
-        """The handler (or a later ``post_handle``) failed; runs before exception handlers."""
+    def on_error(self, ctx: InvocationContext, exc: BaseException) -> Any:
+        """The handler (or a later ``post_handle``) failed; runs before exception handlers.
+
+        Return a value to replace the result (Java ``onError``): the call is answered with it
+        (like a handler's return value) and neither the remaining ``on_error`` hooks nor the
+        exception handlers run. Return None to let the error go on."""
+        return None
 
     def after_completion(self, ctx: InvocationContext, exc: BaseException | None) -> None:
         """Always last, once: ``exc`` is the error that will be answered, or None."""

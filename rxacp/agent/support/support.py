@@ -45,6 +45,7 @@ class AcpAgentSupportBuilder:
         self._definition: AgentDefinition | None = None
         self._transport: AcpTransport | None = None
         self._interceptors: list[Any] = []
+        self._interceptor_orders: list[int] = []
         self._resolvers: list[ArgumentResolver] = []
         self._return_handlers: list[ReturnValueHandler] = []
         self._options: list[tuple[str, tuple[Any, ...]]] = []
@@ -70,12 +71,23 @@ class AcpAgentSupportBuilder:
         return self
 
     # -- extension points ----------------------------------------------------------------------
-    def interceptor(self, interceptor: Any) -> Self:
-        """Add an interceptor (see :class:`AcpInterceptor`); they run in the order added."""
+    def _sorted_interceptors(self) -> list[Any]:
+        # stable sort by order: ties keep the order added
+        ranked = sorted(range(len(self._interceptors)), key=self._interceptor_orders.__getitem__)
+        return [self._interceptors[i] for i in ranked]
+
+    def interceptor(self, interceptor: Any, *, order: int | None = None) -> Self:
+        """Add an interceptor (see :class:`AcpInterceptor`). They run sorted by ``order``
+        (Java ``getOrder()``; default: the interceptor's ``order`` attribute, else 0), lowest
+        first, and in the order added when equal."""
         hooks = ("pre_handle", "post_handle", "on_error", "after_completion")
         if not any(callable(getattr(interceptor, h, None)) for h in hooks):
             raise TypeError(f"{interceptor!r} has none of the interceptor methods {hooks}")
+        rank = getattr(interceptor, "order", 0) if order is None else order
+        if not isinstance(rank, int) or isinstance(rank, bool):
+            raise TypeError(f"interceptor order must be an int, not {type(rank).__name__}")
         self._interceptors.append(interceptor)
+        self._interceptor_orders.append(rank)
         return self
 
     def argument_resolver(self, resolver: ArgumentResolver) -> Self:
@@ -173,7 +185,10 @@ class AcpAgentSupportBuilder:
             for ex in definition.exception_handlers
         ]
         dispatcher = Dispatcher(
-            definition.instance, self._interceptors, self._return_handlers, exception_calls
+            definition.instance,
+            self._sorted_interceptors(),
+            self._return_handlers,
+            exception_calls,
         )
         return definition, targets, dispatcher
 

@@ -18,7 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 from tests.session.peers.echo_session import serve

@@ -26,7 +26,7 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
-        "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
+        "CancelReason", "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
         "SyncPromptContext",
     },
     "rxacp.agent.support": {
@@ -45,9 +45,9 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
-        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook",
-        "IncomingNotification", "IncomingRequest", "LoopRunner", "NotificationHandler",
-        "RequestHandler", "SessionStats", "WorkerPool", "as_acp_observable", "wait_for",
+        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelReason", "CancelRequestHook",
+        "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
+        "SessionStats", "as_acp_observable",
     },
     "rxacp.errors": {
         "AcpCapabilityException", "AcpConnectionException", "AcpErrorCodes", "AcpException",

@@ -5,6 +5,7 @@ Not responsible for JSON-RPC mechanics (``rxacp.session``) nor for the client si
 
 from __future__ import annotations
 
+from ..session.signal import CancelReason
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .builder import AcpAgent, AcpAgentBuilder, AsyncAgentBuilder, SyncAgentBuilder
 from .context import CommandResult, PromptContext, SyncPromptContext
@@ -16,6 +17,7 @@ __all__ = [
     "AcpAsyncAgent",
     "AcpSyncAgent",
     "AsyncAgentBuilder",
+    "CancelReason",
     "CommandResult",
     "PromptContext",
     "PromptTimeouts",

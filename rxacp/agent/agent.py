@@ -37,8 +37,9 @@ from ..schema import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from ..session import AcpObservable, AcpSession, wait_for
+from ..session import AcpObservable, AcpSession
 from ..session.adapters import check_ext_method
+from ..session.blocking import wait_for
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
 

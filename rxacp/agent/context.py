@@ -47,7 +47,9 @@ from ..schema import (
     WaitForTerminalExitResponse,
     WriteTextFileRequest,
 )
-from ..session import AcpObservable, wait_for
+from ..session import AcpObservable
+from ..session.blocking import wait_for
+from ..session.signal import CancelReason
 from .turn import PromptTurn
 
 if TYPE_CHECKING:
@@ -129,8 +131,9 @@ class _ContextBase:
         self._turn.signal.on_cancel(callback)
 
     @property
-    def cancel_reason(self) -> str | None:
-        """Which trigger cancelled the turn (``"session/cancel"``, ``"grace period"``...)."""
+    def cancel_reason(self) -> CancelReason | None:
+        """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``,
+        ``CancelReason.GRACE_PERIOD``...; a ``StrEnum``: equal to ``"session/cancel"``...)."""
         return self._turn.signal.reason
 
     # -- updates (never block) ------------------------------------------------------------------
@@ -207,7 +210,7 @@ class PromptContext(_ContextBase):
         """The blocking view of the same turn (for code running on a worker thread)."""
         return SyncPromptContext(self._core, self._turn)
 
-    def when_cancelled(self) -> reactivex.Observable[str]:
+    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
         """Emits the reason and completes when the turn is cancelled (late subscribers too)::
 
         work.pipe(ops.take_until(ctx.when_cancelled()))

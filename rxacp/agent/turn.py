@@ -33,17 +33,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
-from reactivex.observer.autodetachobserver import AutoDetachObserver
 
 from .._durations import iso8601_duration
 from ..errors import AcpErrorCodes, AcpProtocolException
 from ..schema import PromptResponse, SessionNotification
 from ..session import AcpObservable, IncomingRequest
+from ..session.direct import subscribe_direct
+from ..session.signal import CancelReason
 from .cancel_signal import CancelSignal
 
 if TYPE_CHECKING:
@@ -60,78 +61,21 @@ _log = logging.getLogger("rxacp.agent.turn")
 
 RUNNING, CANCELLING, ANSWERED = "running", "cancelling", "answered"
 
-SESSION_CANCEL = "session/cancel"
-SESSION_CLOSE = "session/close"
-CANCEL_REQUEST = "$/cancel_request"
-GRACE_PERIOD = "grace period"
-MAX_DURATION = "max prompt duration"
-CONNECTION_CLOSED = "connection closed"
-
-
-_REASON_WIRE: dict[str, dict[str, Any]] = {}
-_REASON_WIRE_MAX = 32  # stop reasons are a small closed set; bound the cache anyway
+SESSION_CLOSE = CancelReason.SESSION_CLOSE
+"""The reason (and method name) of ``session/close`` (used by the core)."""
 
 
 def _plain_wire(result: Any) -> Any:
-    """A ``PromptResponse`` that only carries a stop reason, as a fresh copy of its cached wire
-    dict (skips the serializer for the common answer); anything else unchanged."""
+    """A ``PromptResponse`` that only carries a stop reason, as its wire dict (skips the
+    serializer for the common answer); anything else unchanged."""
     if (
         type(result) is PromptResponse
         and result.model_fields_set == {"stop_reason"}
         and not result.__pydantic_extra__
         and type(result.stop_reason) is str
     ):
-        wire = _REASON_WIRE.get(result.stop_reason)
-        if wire is None:
-            wire = result.to_wire()
-            if len(_REASON_WIRE) < _REASON_WIRE_MAX:
-                _REASON_WIRE[result.stop_reason] = wire
-        return dict(wire)
+        return {"stopReason": result.stop_reason}
     return result
-
-
-_JUST_CODE = cast(Any, reactivex.just(None))._subscribe.__code__
-_JUST_KNOWN = _JUST_CODE.co_freevars == ("scheduler", "value")  # else: no fast path
-
-
-def _just_value(source: reactivex.Observable[Any]) -> tuple[bool, Any]:
-    """``(True, v)`` when ``source`` is a plain ``reactivex.just(v)`` (``return_value``) without
-    a scheduler — it emits ``v`` and completes synchronously when subscribed, so the turn can
-    take ``v`` without a subscription and its trampoline; else ``(False, None)``."""
-    if not _JUST_KNOWN or type(source) is not reactivex.Observable:
-        return False, None
-    fn: Any = cast(Any, source)._subscribe
-    if getattr(fn, "__code__", None) is not _JUST_CODE:
-        return False, None
-    scheduler_cell, value_cell = fn.__closure__
-    if scheduler_cell.cell_contents is not None:
-        return False, None
-    return True, value_cell.cell_contents
-
-
-def _subscribe_lean(
-    source: reactivex.Observable[Any],
-    on_next: Any,
-    on_error: Any,
-    on_completed: Any,
-) -> abc.DisposableBase:
-    """Subscribe without the outermost current-thread trampoline reactivex sets up in
-    ``Observable.subscribe`` (the turn's state machine already tolerates emissions before the
-    subscription is assigned; inner operators still set up their own trampolines). The
-    observer is an ``AutoDetachObserver`` as in ``Observable.subscribe``."""
-    if isinstance(source, AcpObservable):
-        return source.subscribe(on_next, on_error, on_completed)
-    detach: AutoDetachObserver[Any] = AutoDetachObserver(on_next, on_error, on_completed)
-    try:
-        subscription: Any = source._subscribe_core(detach, None)
-    except Exception as exc:
-        if not detach.fail(exc):
-            raise
-    else:
-        if not hasattr(subscription, "dispose"):  # a bare dispose function
-            subscription = Disposable(subscription)
-        detach.subscription = subscription
-    return Disposable(detach.dispose)
 
 
 class PromptTurn:
@@ -165,12 +109,8 @@ class PromptTurn:
             self._max_timer = self._core.session.scheduler.schedule_relative(
                 max_seconds, lambda _s, _st: self._on_loop(self._on_max_duration)
             )
-        known, value = _just_value(source)
-        if known:
-            self._on_result(value)
-            return
-        try:
-            sub = _subscribe_lean(source, self._on_result, self._on_error, self._on_completed)
+        try:  # the turn's state machine tolerates emissions before `sub` is assigned
+            sub = subscribe_direct(source, self._on_result, self._on_error, self._on_completed)
         except Exception as exc:
             self._on_error(exc)
             return
@@ -202,7 +142,7 @@ class PromptTurn:
             self._on_loop(lambda: self._answer(result=None))
 
     # ------------------------------------------------------------------ triggers (loop)
-    def cancel_from_session(self, reason: str = SESSION_CANCEL) -> None:
+    def cancel_from_session(self, reason: CancelReason = CancelReason.SESSION_CANCEL) -> None:
         """``session/cancel`` or ``session/close`` for this turn's session."""
         if self.state != RUNNING:
             return  # already cancelling (grace not extended) or answered
@@ -219,9 +159,10 @@ class PromptTurn:
         if self.state == ANSWERED:
             return True
         if self.session_cancelled:
-            self._answer(result=None, reason=CANCEL_REQUEST)  # `cancelled` (rule 6)
+            self._answer(result=None, reason=CancelReason.CANCEL_REQUEST)  # `cancelled` (rule 6)
         else:
-            self._answer(error=AcpProtocolException.request_cancelled(), reason=CANCEL_REQUEST)
+            cancelled = AcpProtocolException.request_cancelled()
+            self._answer(error=cancelled, reason=CancelReason.CANCEL_REQUEST)
         return True
 
     def _on_grace_expired(self) -> None:
@@ -232,13 +173,13 @@ class PromptTurn:
             "answering `cancelled` for it",
             self.session_id,
         )
-        self._answer(result=None, reason=GRACE_PERIOD)
+        self._answer(result=None, reason=CancelReason.GRACE_PERIOD)
 
     def _on_max_duration(self) -> None:
         if self.state == ANSWERED:
             return
         if self.session_cancelled:
-            self._answer(result=None, reason=MAX_DURATION)
+            self._answer(result=None, reason=CancelReason.MAX_DURATION)
             return
         seconds = self._core.max_prompt_duration or 0.0
         error = AcpProtocolException(
@@ -246,7 +187,7 @@ class PromptTurn:
             "Prompt turn exceeded the maximum prompt duration",
             {"maxPromptDuration": iso8601_duration(seconds)},
         )
-        self._answer(error=error, reason=MAX_DURATION)
+        self._answer(error=error, reason=CancelReason.MAX_DURATION)
 
     def on_connection_closed(self) -> None:
         """The connection ended: stop the handler; no answer can be written any more."""
@@ -254,15 +195,19 @@ class PromptTurn:
             return
         self.state = ANSWERED
         self._teardown()
-        self.signal.fire(CONNECTION_CLOSED)
+        self.signal.fire(CancelReason.CONNECTION_CLOSED)
 
-    def _fire(self, reason: str) -> None:
+    def _fire(self, reason: CancelReason) -> None:
         if self.signal.fire(reason):
             self._dispose_children()
 
     # ------------------------------------------------------------------ the one answer (loop)
     def _answer(
-        self, *, result: Any = None, error: BaseException | None = None, reason: str = "answered"
+        self,
+        *,
+        result: Any = None,
+        error: BaseException | None = None,
+        reason: CancelReason = CancelReason.ANSWERED,
     ) -> None:
         """Send the turn's one answer. The SDK decides *before* the handler hears about it:
         state, handler subscription and children are settled first, then the signal fires,

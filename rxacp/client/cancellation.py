@@ -11,27 +11,23 @@ tells its listeners (the client's prompt pipelines) about it.
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import reactivex
 from reactivex import abc
-from reactivex.disposable import Disposable
+from reactivex import operators as ops
 
 from ..session.observable import AcpObservable
+from ..session.signal import CancelReason, OneShotSignal
 
 __all__ = ["CancellationSignal", "RequestCancellation"]
-
-_log = logging.getLogger("rxacp.client")
 
 _T = TypeVar("_T")
 
 
-class CancellationSignal:
-    """A thread-safe, one-shot "stop" flag for a prompt turn.
+class CancellationSignal(OneShotSignal):
+    """A thread-safe, one-shot "stop" flag for a prompt turn (the engine's one-shot signal).
 
     A signal is cancelled once and stays cancelled; :meth:`cancel` is idempotent. Use a new
     signal for each prompt. Semantics, seen from the prompt it was passed to:
@@ -48,50 +44,22 @@ class CancellationSignal:
         stop = CancellationSignal()
         ui.on_stop_clicked(stop.cancel)          # any thread
         response = sync_client.prompt(request, stop)
+
+    :meth:`add_listener` (inherited) runs a callback once on cancellation and returns a remover.
     """
 
-    __slots__ = ("_cancelled", "_listeners", "_lock")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._cancelled = False
-        self._listeners: list[Callable[[], None]] = []
+    __slots__ = ()
 
     def is_cancelled(self) -> bool:
         """True once :meth:`cancel` has been called (and forever after)."""
-        return self._cancelled
+        return self.is_set()
 
     def cancel(self) -> None:
         """Cancel the prompt this signal was passed to. Thread-safe; later calls do nothing.
 
         Listeners run on the calling thread, once each; they must be quick.
         """
-        with self._lock:
-            if self._cancelled:
-                return
-            self._cancelled = True
-            listeners, self._listeners = self._listeners, []
-        for listener in listeners:
-            try:
-                listener()
-            except Exception:
-                _log.exception("a CancellationSignal listener failed")
-
-    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener()`` once when the signal is cancelled (at once if it already is).
-
-        Returns a function that removes the listener (a no-op once it ran).
-        """
-        with self._lock:
-            if not self._cancelled:
-                self._listeners.append(listener)
-                return lambda: self._remove(listener)
-        listener()
-        return lambda: None
-
-    def _remove(self, listener: Callable[[], None]) -> None:
-        with self._lock, contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
+        self.fire(CancelReason.STOPPED)
 
     def when_cancelled(self) -> reactivex.Observable[bool]:
         """An Observable that emits ``True`` then completes when the signal is cancelled::
@@ -102,20 +70,10 @@ class CancellationSignal:
         Use it as a notifier, e.g. ``work.pipe(ops.take_until(stop.when_cancelled()))``
         (``take_until`` stops on the first emission).
         """
-
-        def subscribe(
-            observer: abc.ObserverBase[bool], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            def fire() -> None:
-                observer.on_next(True)
-                observer.on_completed()
-
-            return Disposable(self.add_listener(fire))
-
-        return reactivex.create(subscribe)
+        return self.when_fired().pipe(ops.map(lambda _reason: True))
 
     def __repr__(self) -> str:
-        return f"CancellationSignal(cancelled={self._cancelled})"
+        return f"CancellationSignal(cancelled={self.is_set()})"
 
 
 class RequestCancellation:

@@ -42,8 +42,9 @@ from ..schema.methods import (
     SESSION_UPDATE,
     MethodSpec,
 )
-from ..session import AcpSession, IncomingNotification, IncomingRequest, wait_for
+from ..session import AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
+from ..session.blocking import wait_for
 from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
 from .streams import UpdateStream

@@ -46,8 +46,8 @@ from ..schema import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from ..session import AcpSession, wait_for
-from ..session.blocking import Waiter
+from ..session import AcpSession
+from ..session.blocking import Waiter, wait_for
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 from .consumers import ConsumerThread

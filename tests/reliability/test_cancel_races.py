@@ -21,7 +21,8 @@ from typing import Any
 from rxacp.agent import AcpAgent, SyncPromptContext
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import Figure, scaled, wait_until

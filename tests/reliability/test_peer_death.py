@@ -18,7 +18,8 @@ import time
 from typing import Any
 
 from rxacp.errors import AcpConnectionException
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
 from .conftest import Figure, rxacp_threads, scaled, wait_until

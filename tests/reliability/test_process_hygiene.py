@@ -18,7 +18,8 @@ import subprocess
 import sys
 import time
 
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
 from .conftest import Figure, agent_env, open_fds, rxacp_threads, scaled, wait_until

@@ -28,7 +28,8 @@ from rxacp.schema import (
     ReadTextFileRequest,
     ReadTextFileResponse,
 )
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 from tests.session.conftest import ScriptedTransport
 

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from typing import Any
 
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
 from .conftest import Figure, agent_env, scaled

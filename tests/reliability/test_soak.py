@@ -17,7 +17,8 @@ from typing import Any
 from rxacp.agent import AcpAgent, SyncPromptContext
 from rxacp.errors import AcpException
 from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import LONG, Figure, rss_kib, rxacp_threads, wait_until

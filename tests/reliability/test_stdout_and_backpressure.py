@@ -20,7 +20,8 @@ from typing import Any
 
 import reactivex
 
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
 
 from .conftest import Figure, agent_env, reference_agent_argv, rss_kib, scaled, wait_until

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from rxacp.client import AcpClient, WorkspaceFileSystem
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import ReadTextFileRequest, WriteTextFileRequest
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import Figure, scaled
@@ -178,7 +179,7 @@ def test_install_serves_both_builders_over_the_wire_with_the_right_codes(
         agent.start()
 
         def call(method: str, params: dict[str, Any]) -> Any:
-            from rxacp.session import wait_for
+            from rxacp.session.blocking import wait_for
 
             return wait_for(agent.send_request(method, {"sessionId": "s", **params}), 5.0)
 

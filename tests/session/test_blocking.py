@@ -9,7 +9,7 @@ import reactivex
 from reactivex.subject import Subject
 
 from rxacp.errors import AcpTimeoutException
-from rxacp.session import wait_for
+from rxacp.session.blocking import wait_for
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -17,7 +17,8 @@ from reactivex import operators as ops
 from reactivex.subject import Subject
 
 from rxacp.errors import AcpConnectionException
-from rxacp.session import AcpSession, IncomingNotification, wait_for
+from rxacp.session import AcpSession, IncomingNotification
+from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 

@@ -14,7 +14,7 @@ from rxacp.schema import (
     PromptRequest,
     TextContent,
 )
-from rxacp.session import wait_for
+from rxacp.session.blocking import wait_for
 from rxacp.testing import InMemoryTransportPair, MockAcpAgent
 
 

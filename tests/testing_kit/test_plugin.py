@@ -9,7 +9,8 @@ import tomllib
 
 from rxacp.client import AcpClient
 from rxacp.schema import PromptRequest
-from rxacp.session import AcpSession, wait_for
+from rxacp.session import AcpSession
+from rxacp.session.blocking import wait_for
 from rxacp.testing import MockAcpClient
 
 from ._run import PLUGIN, ROOT

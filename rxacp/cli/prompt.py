@@ -26,6 +26,7 @@ or for how updates look (``render.py``).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shlex
 import shutil
@@ -33,14 +34,21 @@ import time
 from typing import IO, Any
 
 from ..client import (
+    AcpAsyncClient,
     AcpClient,
-    AcpSyncClient,
     CancellationSignal,
     LocalTerminals,
     WorkspaceFileSystem,
 )
 from ..errors import AcpErrorCodes, AcpException, AcpProtocolException
-from ..schema import NewSessionRequest, PromptRequest
+from ..schema import (
+    NewSessionRequest,
+    PromptRequest,
+    RequestPermissionRequest,
+)
+from ..schema import (
+    RequestPermissionResponse as PermissionResponse,
+)
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
 from .interact import Aborted, PermissionPolicy, Waiter, auth_help
 from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled
@@ -210,13 +218,18 @@ def run(
     )
     mode = "yes" if args.yes else "no" if args.no else "ask"
     policy = PermissionPolicy(mode, show.say, style, stdin, can_ask=not interactive or stdin_tty)
+
+    async def ask(request: RequestPermissionRequest) -> PermissionResponse:
+        return await asyncio.to_thread(policy, request)  # it may block reading stdin
+
+    # the async client: consumers run on the connection's loop, in order, before each answer
     builder = (
-        AcpClient.sync(transport)
+        AcpClient.async_(transport)
         .session_update_consumer(waiter.activity)
         .session_update_consumer(show.consumer)
-        .read_text_file_handler(fs.read_text_file)
-        .write_text_file_handler(fs.write_text_file)
-        .request_permission_handler(policy)
+        .read_text_file_handler(fs.read_text_file_async)
+        .write_text_file_handler(fs.write_text_file_async)
+        .request_permission_handler(ask)
     )
     if args.timeout is not None:
         builder.request_timeout(args.timeout).prompt_timeout(args.timeout)
@@ -276,14 +289,14 @@ class _Session:
 
     def __init__(
         self,
-        client: AcpSyncClient,
+        client: AcpAsyncClient,
         waiter: Waiter,
         show: _Output,
         args: argparse.Namespace,
         cwd: str,
     ) -> None:
         self.client = client
-        self.calls = client.async_client
+        self.calls = client
         self.waiter = waiter
         self.show = show
         self.args = args

@@ -437,3 +437,36 @@ def test_closing_the_client_kills_every_terminal(api: str, terminals: LocalTermi
         agent.close()
     assert terminals.join(WAIT)
     assert not alive(pid)
+
+
+def test_cancelling_an_async_wait_stops_the_wait_not_the_command(
+    terminals: LocalTerminals,
+) -> None:
+    import asyncio
+
+    tid = create(terminals, PY, "-c", "import time; time.sleep(60)")
+    request = WaitForTerminalExitRequest(session_id=SID, terminal_id=tid)
+
+    async def scenario() -> None:
+        waiting = asyncio.ensure_future(terminals.wait_for_terminal_exit_async(request))
+        await asyncio.sleep(0)  # let it register for the exit
+        assert not waiting.done()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+
+    asyncio.run(scenario())
+    term = terminals._terminals[tid]
+    assert term._callbacks == []  # the cancelled wait left nothing behind
+    assert alive(term.proc.pid) and output(terminals, tid).exit_status is None
+    release(terminals, tid)
+    assert not alive(term.proc.pid)
+
+
+def test_an_async_wait_answers_when_the_command_exits(terminals: LocalTerminals) -> None:
+    import asyncio
+
+    tid = create(terminals, PY, "-c", "raise SystemExit(4)")
+    request = WaitForTerminalExitRequest(session_id=SID, terminal_id=tid)
+    answer = asyncio.run(asyncio.wait_for(terminals.wait_for_terminal_exit_async(request), WAIT))
+    assert (answer.exit_code, answer.signal) == (4, None)

@@ -16,7 +16,6 @@ or the pytest plugin stays cheap); models live in :mod:`rxacp.schema`.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -47,10 +46,19 @@ if TYPE_CHECKING:
         StdioAcpClientTransport,
     )
 
-try:
-    __version__ = version("rxacp")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+if TYPE_CHECKING:
+    __version__: str
+
+
+def _version() -> str:
+    # importlib.metadata costs ~15 ms of import time: read on first use (cold start).
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rxacp")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0.0.0+unknown"
+
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
@@ -116,6 +124,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rxacp' has no attribute {name!r}")

@@ -6,6 +6,11 @@ A capability is supported when its value is present and not ``false``/``null``: 
 optional features as booleans *or* as (possibly empty) objects, so ``{"list": {}}`` means
 "supports session/list".
 
+Besides :meth:`~NegotiatedCapabilities.supports` / :meth:`~NegotiatedCapabilities.require` by path,
+every capability the schema defines has a generated ``supports_<name>()`` / ``require_<name>()``
+pair (``supports_load_session()``, ``require_fork_session()``, ``supports_elicitation_form()``...;
+see ``rxacp/schema/_capabilities.py`` and its ``CAPABILITY_PATHS``).
+
 This module is *not* responsible for negotiating anything or for sending ``initialize``; it only
 answers ``supports_*`` / ``require_*`` questions about an advertised capabilities object.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import AcpCapabilityException
+from .schema._capabilities import CapabilityQueries
 
 __all__ = ["NegotiatedCapabilities"]
 
@@ -24,7 +30,7 @@ def _to_wire(value: Any) -> Any:
     return to_wire() if to_wire is not None else value
 
 
-class NegotiatedCapabilities:
+class NegotiatedCapabilities(CapabilityQueries):
     """The peer's advertised capabilities plus the negotiated protocol version.
 
     Args:
@@ -75,68 +81,6 @@ class NegotiatedCapabilities:
             raise AcpCapabilityException(
                 path, f"the {self.peer} did not advertise the capability {path!r}; nothing was sent"
             )
-
-    # -- agent capabilities (asked by a client) ---------------------------------------------
-    def supports_load_session(self) -> bool:
-        """True when ``loadSession`` is advertised."""
-        return self.supports("loadSession")
-
-    def supports_list_sessions(self) -> bool:
-        """True when ``sessionCapabilities.list`` is advertised."""
-        return self.supports("sessionCapabilities.list")
-
-    def supports_delete_session(self) -> bool:
-        """True when ``sessionCapabilities.delete`` is advertised."""
-        return self.supports("sessionCapabilities.delete")
-
-    def supports_resume_session(self) -> bool:
-        """True when ``sessionCapabilities.resume`` is advertised."""
-        return self.supports("sessionCapabilities.resume")
-
-    def supports_close_session(self) -> bool:
-        """True when ``sessionCapabilities.close`` is advertised."""
-        return self.supports("sessionCapabilities.close")
-
-    def supports_logout(self) -> bool:
-        """True when ``auth.logout`` is advertised."""
-        return self.supports("auth.logout")
-
-    def supports_image_content(self) -> bool:
-        """True when ``promptCapabilities.image`` is advertised."""
-        return self.supports("promptCapabilities.image")
-
-    def supports_audio_content(self) -> bool:
-        """True when ``promptCapabilities.audio`` is advertised."""
-        return self.supports("promptCapabilities.audio")
-
-    def supports_embedded_context(self) -> bool:
-        """True when ``promptCapabilities.embeddedContext`` is advertised."""
-        return self.supports("promptCapabilities.embeddedContext")
-
-    def supports_mcp_http(self) -> bool:
-        """True when ``mcpCapabilities.http`` is advertised."""
-        return self.supports("mcpCapabilities.http")
-
-    def supports_mcp_sse(self) -> bool:
-        """True when ``mcpCapabilities.sse`` is advertised."""
-        return self.supports("mcpCapabilities.sse")
-
-    # -- client capabilities (asked by an agent) --------------------------------------------
-    def supports_read_text_file(self) -> bool:
-        """True when ``fs.readTextFile`` is advertised."""
-        return self.supports("fs.readTextFile")
-
-    def supports_write_text_file(self) -> bool:
-        """True when ``fs.writeTextFile`` is advertised."""
-        return self.supports("fs.writeTextFile")
-
-    def supports_terminal(self) -> bool:
-        """True when ``terminal`` is advertised."""
-        return self.supports("terminal")
-
-    def supports_elicitation(self) -> bool:
-        """True when ``elicitation`` is advertised."""
-        return self.supports("elicitation")
 
     def __repr__(self) -> str:
         return (

@@ -23,7 +23,10 @@ Mapping rules (JSON Schema -> Python):
 - tagged union (variants carry a ``const`` tag) -> ``TypeAlias`` of an annotated union with a
   callable discriminator; each variant is a model whose tag field has a default; unknown tags
   go to ``Unknown<Union>`` which keeps the raw payload.
-- string enums (``const`` strings, possibly with an open ``other``) -> ``Literal[...] | str``.
+- string enums (``const`` strings, possibly with an open ``other``) -> a ``StrEnum``; fields of
+  that type are ``Name | str`` (members or any string). Tagged unions also get ``<Union>Kind``.
+- unsigned integers (``format: uintN``) and ``minimum``/``maximum`` -> ``Annotated[int, Field(ge=,
+  le=)]``.
 - everything else -> a ``TypeAlias``.
 """
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import keyword
+import re
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -44,6 +48,9 @@ SCHEMA_PKG = ROOT / "rxacp" / "schema"
 SPEC_DIR = SCHEMA_PKG / "spec"
 
 __all__ = ["generate", "main"]
+
+# Marks a field annotation in a block's source until the module order is known (render()).
+ANN_OPEN, ANN_CLOSE = "\x01", "\x02"
 
 # Names for union variants that are not $defs of their own (or whose $def is shared).
 VARIANT_NAMES: dict[tuple[str, str], str] = {
@@ -65,6 +72,10 @@ FACTORY_MIXINS: dict[str, str] = {
     "RequestPermissionResponse": "RequestPermissionResponseFactories",
     "SessionNotification": "SessionNotificationFactories",
     "NewSessionRequest": "NewSessionRequestFactories",
+    "SetSessionConfigOptionRequest": "SetSessionConfigOptionRequestFactories",
+    "CreateElicitationRequest": "CreateElicitationRequestFactories",
+    "CreateElicitationResponse": "CreateElicitationResponseFactories",
+    "ClientCapabilities": "ClientCapabilitiesFactories",
 }
 
 BASE_MODEL_ATTRS = {
@@ -107,6 +118,12 @@ def to_camel(snake: str) -> str:
     from pydantic.alias_generators import to_camel as pyd_to_camel
 
     return pyd_to_camel(snake)
+
+
+def enum_member(value: str) -> str:
+    """``end_turn`` -> ``END_TURN``, ``date-time`` -> ``DATE_TIME`` (a valid identifier)."""
+    member = "".join(ch if ch.isalnum() else "_" for ch in value).upper()
+    return f"_{member}" if not member or member[0].isdigit() else member
 
 
 def pascal(tag: str) -> str:
@@ -255,6 +272,8 @@ class Generator:
         ref = self.ref_name(node)
         if ref is not None:
             deps.add(ref)
+            if self.kind_of(ref) == "str_enum":
+                return f"{ref} | str"  # the StrEnum's members, or any (other) string
             return ref
         if "const" in node:
             return f"Literal[{json.dumps(node['const'])}]"
@@ -281,7 +300,7 @@ class Generator:
         if typ == "string":
             return "str"
         if typ == "integer":
-            return "int"
+            return self.int_type(node)
         if typ == "number":
             return "float"
         if typ == "boolean":
@@ -298,6 +317,23 @@ class Generator:
                 return f"dict[str, {self.type_of(ap, deps)}]"
             return "dict[str, Any]"
         return "Any"
+
+    @staticmethod
+    def int_type(node: dict[str, Any]) -> str:
+        """``int``, constrained to the range an unsigned ``format`` or ``minimum``/``maximum``
+        gives (``protocolVersion`` is a uint16: -1 and 10**30 are invalid params)."""
+        fmt = str(node.get("format", ""))
+        low = node.get("minimum")
+        high = node.get("maximum")
+        if fmt.startswith("uint") and fmt[4:].isdigit():
+            low = 0 if low is None else low
+            high = 2 ** int(fmt[4:]) - 1 if high is None else high
+        if low is None and high is None:
+            return "int"
+        bounds = ", ".join(
+            f"{name}={value}" for name, value in (("ge", low), ("le", high)) if value is not None
+        )
+        return f"Annotated[int, Field({bounds})]"
 
     @staticmethod
     def _union(types: Iterable[str]) -> str:
@@ -398,7 +434,7 @@ class Generator:
         if schema_default is not None:
             note = f"Defaults to `{json.dumps(schema_default)}` when omitted."
             desc = f"{desc}\n\n{note}" if desc else note
-        return f"    {py}: {typ}{rhs}\n" + self.doc(desc, "    ")
+        return f"    {py}: {ANN_OPEN}{typ}{ANN_CLOSE}{rhs}\n" + self.doc(desc, "    ")
 
     # ------------------------------------------------------------------ emitters
     def class_header(self, name: str, bases: str, description: str | None) -> str:
@@ -495,6 +531,7 @@ class Generator:
                 members.append((ref, default_tag))
         assert tag_wire is not None
         known = sorted(t for m, t in members if t != default_tag)
+        self.emit_kind_enum(name, [t for m, t in members if t != default_tag])
         lenient = name in LENIENT_UNIONS
         if default_tag is None:
             # Pydantic's own tagged union (no Python call per value), then the generic model:
@@ -527,14 +564,50 @@ class Generator:
         src += self.doc(d.get("description"))
         self.add_block(name, src, deps)
 
+    def emit_str_enum(
+        self, name: str, description: str | None, variants: list[dict[str, Any]]
+    ) -> None:
+        """A string union as a ``StrEnum`` whose members equal their wire strings.
+
+        Fields typed with it are ``Name | str``: a member or any string is accepted (unknown
+        values are kept as plain strings), and ``to_wire()`` writes the string.
+        """
+        lines = [description.strip() + "\n"] if description else []
+        lines.append(
+            "A `StrEnum`: members equal their wire strings, and wherever this type is expected "
+            "a plain string is accepted too (other strings are kept as is). Known values:\n"
+        )
+        members = ""
+        for v in variants:
+            if "const" not in v:
+                continue
+            vd = " ".join((v.get("description") or v.get("title") or "").split())
+            lines.append(f"- `{v['const']}`: {vd}")
+            members += f"    {enum_member(v['const'])} = {json.dumps(v['const'])}\n"
+            members += self.doc(v.get("description"), "    ")
+        src = self.class_header(name, "StrEnum", "\n".join(lines)) + members
+        self.add_block(name, src, set())
+
+    def emit_kind_enum(self, union: str, tags: list[str]) -> None:
+        """``<Union>Kind``: the tag values of a tagged union (``SessionUpdateKind``...)."""
+        name = f"{union}Kind"
+        if name in self.defs or not tags:
+            return
+        doc = (
+            f"The known tags of `{union}` as a `StrEnum` (members equal their wire strings;\n"
+            "a plain string is accepted wherever a tag is)."
+        )
+        members = "".join(f"    {enum_member(t)} = {json.dumps(t)}\n" for t in tags)
+        self.add_block(name, self.class_header(name, "StrEnum", doc) + members, set())
+
     def emit_alias(self, name: str, d: dict[str, Any]) -> None:
         deps: set[str] = set()
         kind = self.kind_of(name)
         variants = self.variants(d) or []
         if kind == "str_enum":
-            consts = [v["const"] for v in variants if "const" in v]
-            typ = f"Literal[{', '.join(json.dumps(c) for c in consts)}] | str"
-        elif kind == "int_enum":
+            self.emit_str_enum(name, d.get("description"), variants)
+            return
+        if kind == "int_enum":
             consts = [v["const"] for v in variants if "const" in v]
             typ = f"Literal[{', '.join(json.dumps(c) for c in consts)}] | int"
         elif variants:
@@ -552,6 +625,24 @@ class Generator:
                     lines.append(f"- `{v['const']}`: {vd}")
             desc = "\n".join(lines)
         self.add_block(name, f"{name}: TypeAlias = {typ}\n" + self.doc(desc), deps)
+
+    def annotations(self, src: str, defined: set[str]) -> str:
+        """Resolve the field-annotation markers of ``src``: evaluated where possible.
+
+        The modules do not use ``from __future__ import annotations`` (pydantic would compile
+        and evaluate every annotation string at import); blocks come in dependency order, so
+        only an annotation naming a model not defined yet (itself, or one later in a cycle)
+        is written as a string.
+        """
+
+        def resolve(match: re.Match[str]) -> str:
+            typ = match.group(1)
+            names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r'"[^"]*"', "", typ)))
+            if names & (set(self.blocks) - defined):
+                return repr(typ) if '"' in typ else f'"{typ}"'
+            return typ
+
+        return re.sub(f"{ANN_OPEN}(.*?){ANN_CLOSE}", resolve, src)
 
     def add_block(self, name: str, src: str, deps: set[str]) -> None:
         assert name not in self.blocks, name
@@ -614,7 +705,7 @@ class Generator:
             + "Generated by `scripts/generate_schema.py` from `rxacp/schema/spec/`.\n"
             "Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;\n"
             'this module is not responsible for I/O, JSON-RPC envelopes or method routing.\n"""\n\n'
-            "from __future__ import annotations\n\n"
+            "from enum import StrEnum\n"
             "from typing import Annotated, Any, ClassVar, Literal, TypeAlias\n\n"
             "from pydantic import Discriminator, Field, Tag, WrapValidator\n\n"
             "from rxacp.schema._base import (\n"
@@ -643,12 +734,122 @@ class Generator:
             )
         all_src = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in sorted(self.exports)) + "]\n"
         lines = [header + "\n" + all_src]
+        defined = set(self.shared)
         for n in order:
-            lines.append(self.blocks[n][0])
+            lines.append(self.annotations(self.blocks[n][0], defined))
+            defined.add(n)
         for n in sorted(self.cyclic - self.shared):
             if self.blocks[n][0].startswith("class "):
                 lines.append(f"{n}.model_rebuild()\n")
         return "\n\n".join(lines)
+
+
+# Capability queries (``NegotiatedCapabilities.supports_*``/``require_*``): every capability the
+# unstable schema (a superset of the stable one) defines gets one; these paths keep the names
+# the SDK had before they were generated, the rest are named after their path.
+CAPABILITY_NAMES: dict[str, str] = {
+    "sessionCapabilities.list": "list_sessions",
+    "sessionCapabilities.delete": "delete_session",
+    "sessionCapabilities.resume": "resume_session",
+    "sessionCapabilities.close": "close_session",
+    "sessionCapabilities.fork": "fork_session",
+    "auth.logout": "logout",
+    "promptCapabilities.image": "image_content",
+    "promptCapabilities.audio": "audio_content",
+    "promptCapabilities.embeddedContext": "embedded_context",
+    "fs.readTextFile": "read_text_file",
+    "fs.writeTextFile": "write_text_file",
+}
+# Objects that only group capabilities (no query of their own).
+CAPABILITY_GROUPS = {"sessionCapabilities", "promptCapabilities", "mcpCapabilities", "fs", "auth"}
+CAPABILITY_GROUPS_CLIENT = {"session", "fs", "auth"}
+
+
+def capability_paths(
+    schema: dict[str, Any], stable: dict[str, Any]
+) -> list[tuple[str, str, str, bool, str]]:
+    """(peer, path, name, unstable, description) of every capability, agent then client."""
+    defs = schema["$defs"]
+    stable_paths: set[tuple[str, str]] = set()
+    out: list[tuple[str, str, str, bool, str]] = []
+
+    def ref_of(node: dict[str, Any]) -> str | None:
+        for part in [node, *node.get("anyOf", []), *node.get("allOf", [])]:
+            if isinstance(part, dict) and "$ref" in part:
+                return str(part["$ref"]).rsplit("/", 1)[-1]
+        return None
+
+    def walk(
+        all_defs: dict[str, Any], peer: str, name: str, prefix: str, sink: Any, groups: set[str]
+    ) -> None:
+        for prop, node in all_defs[name].get("properties", {}).items():
+            if prop == "_meta":
+                continue
+            path = f"{prefix}{prop}"
+            ref = ref_of(node)
+            desc = (all_defs[ref].get("description") if ref else None) or node.get("description")
+            if path not in groups:
+                sink(peer, path, desc or "")
+            if ref and ref.endswith("Capabilities"):
+                walk(all_defs, peer, ref, f"{path}.", sink, groups)
+
+    def keep_stable(peer: str, path: str, _desc: str) -> None:
+        stable_paths.add((peer, path))
+
+    def keep(peer: str, path: str, desc: str) -> None:
+        name = CAPABILITY_NAMES.get(path) or "_".join(
+            to_snake(p.removesuffix("Capabilities")) for p in path.split(".")
+        )
+        out.append((peer, path, name, (peer, path) not in stable_paths, desc))
+
+    for all_defs, sink in ((stable["$defs"], keep_stable), (defs, keep)):
+        walk(all_defs, "agent", "AgentCapabilities", "", sink, CAPABILITY_GROUPS)
+        walk(all_defs, "client", "ClientCapabilities", "", sink, CAPABILITY_GROUPS_CLIENT)
+    names = [n for _, _, n, _, _ in out]
+    assert len(names) == len(set(names)), names
+    return out
+
+
+def render_capability_queries(schema: dict[str, Any], stable: dict[str, Any]) -> str:
+    """Source of ``rxacp/schema/_capabilities.py`` (the ``CapabilityQueries`` mixin)."""
+    src = (
+        '"""Generated capability queries -- DO NOT EDIT.\n\n'
+        "One ``supports_<name>()`` / ``require_<name>()`` pair per capability that\n"
+        "``schema.unstable.json`` defines (agent and client side), mixed into\n"
+        "``rxacp.NegotiatedCapabilities``. Generated by `scripts/generate_schema.py`.\n"
+        '"""\n\n'
+        "__all__ = [\"CAPABILITY_PATHS\", \"CapabilityQueries\"]\n\n"
+    )
+    rows = capability_paths(schema, stable)
+    src += "CAPABILITY_PATHS: dict[str, str] = {\n"
+    src += "".join(f"    {json.dumps(name)}: {json.dumps(path)},\n" for _, path, name, _, _ in rows)
+    src += "}\n"
+    src += '"""Query name -> dotted wire path, for every generated ``supports_*``."""\n\n\n'
+    src += "class CapabilityQueries:\n"
+    src += '    """``supports_*``/``require_*`` for every capability of the schema."""\n\n'
+    src += "    __slots__ = ()\n\n"
+    src += "    def supports(self, path: str) -> bool:\n"
+    src += '        """True when the capability at ``path`` is advertised."""\n'
+    src += "        raise NotImplementedError\n\n"
+    src += "    def require(self, path: str) -> None:\n"
+    src += '        """Raise ``AcpCapabilityException`` unless ``path`` is advertised."""\n'
+    src += "        raise NotImplementedError\n"
+    for peer, path, name, unstable, desc in rows:
+        boiler = "This capability is not part of the spec yet, and may be removed or changed at any point."
+        text = " ".join(desc.replace("**UNSTABLE**", "").split()).replace(boiler, "").strip()
+        first = text.split(". ")[0].rstrip(".")
+        tag = " **Unstable.**" if unstable else ""
+        asked = "agent" if peer == "agent" else "client"
+        summary = f"({asked} capability{', unstable' if unstable else ''}) {first}."
+        src += f"\n    def supports_{name}(self) -> bool:\n"
+        src += docstring(f"True when ``{path}`` is advertised.{tag}\n\n{summary}", "        ")
+        src += f"        return self.supports({json.dumps(path)})\n"
+        src += f"\n    def require_{name}(self) -> None:\n"
+        src += docstring(
+            f"Raise ``AcpCapabilityException`` unless ``{path}`` is advertised.{tag}", "        "
+        )
+        src += f"        self.require({json.dumps(path)})\n"
+    return src
 
 
 def ruff_format(code: str) -> str:
@@ -716,6 +917,10 @@ def generate(out_dir: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(code, encoding="utf-8", newline="\n")
         written.append(target)
+    code = render_capability_queries(schemas["schema.unstable.json"], schemas["schema.json"])
+    target = out_dir / "_capabilities.py"
+    target.write_text(ruff_format(code), encoding="utf-8", newline="\n")
+    written.append(target)
     return written
 
 

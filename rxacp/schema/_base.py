@@ -11,7 +11,8 @@ It is NOT responsible for the models themselves (see ``_generated.py``), for JSO
 or for any I/O.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: the typed ``__pydantic_extra__`` below must be an
+# evaluated annotation, since pydantic < 2.13 resolves it in each subclass's module namespace.
 
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Final, Self
@@ -29,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.version import VERSION as PYDANTIC_VERSION
 from pydantic_core import CoreSchema, to_json
 
 __all__ = [
@@ -44,6 +46,13 @@ __all__ = [
     "unknown_on_error",
     "validation_errors",
 ]
+
+_DEFER_BUILD: Final = tuple(int(p) for p in PYDANTIC_VERSION.split(".")[:2]) >= (2, 14)
+"""Defer model building only where pydantic makes the first (lazy) build thread-safe.
+
+Before 2.14, a model being rebuilt in one thread could be validated with its base class's
+validator in another; sync handlers run on worker threads, so older versions build eagerly.
+"""
 
 UNKNOWN_TAG: Final = "__unknown__"
 """Pydantic ``Tag`` used for the generic variant that receives unknown discriminator values."""
@@ -140,6 +149,10 @@ class AcpModel(BaseModel):
         serialize_by_alias=True,
         extra="allow",
         arbitrary_types_allowed=False,
+        # Core schemas are built on a model's first use, not at import: a process that speaks
+        # a few methods builds a few dozen of the ~270 models (cold start). pydantic >= 2.14
+        # serializes the deferred build with a lock; see _DEFER_BUILD.
+        defer_build=_DEFER_BUILD,
     )
 
     # Extra (unknown) values pass this validator, which notices explicit nulls (see to_wire).

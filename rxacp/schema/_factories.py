@@ -21,6 +21,9 @@ from rxacp.schema._base import AcpModel
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
+    "ClientCapabilitiesFactories",
+    "CreateElicitationRequestFactories",
+    "CreateElicitationResponseFactories",
     "InitializeRequestFactories",
     "InitializeResponseFactories",
     "NewSessionRequestFactories",
@@ -28,6 +31,7 @@ __all__ = [
     "PromptResponseFactories",
     "RequestPermissionResponseFactories",
     "SessionNotificationFactories",
+    "SetSessionConfigOptionRequestFactories",
 ]
 
 LATEST_PROTOCOL_VERSION = 1
@@ -142,6 +146,16 @@ class PromptResponseFactories(AcpModel):
         return cls.of("end_turn")
 
     @classmethod
+    def text(cls, text: str = "") -> Self:
+        """Java's ``PromptResponse.text(...)``: an ``end_turn`` answer.
+
+        As in the Java SDK, ``text`` is documentation only: a prompt answer carries no content,
+        so send the text first with ``ctx.send_message(text)``.
+        """
+        del text
+        return cls.of("end_turn")
+
+    @classmethod
     def cancelled(cls) -> Self:
         """The turn was cancelled by the client (``stopReason: cancelled``)."""
         return cls.of("cancelled")
@@ -199,3 +213,107 @@ class SessionNotificationFactories(AcpModel):
             session_id,
             {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}},
         )
+
+
+class SetSessionConfigOptionRequestFactories(AcpModel):
+    """Factories for ``SetSessionConfigOptionRequest`` (``session/set_config_option``)."""
+
+    @classmethod
+    def select(cls, session_id: str, config_id: str, value: str) -> Self:
+        """Set a ``select`` option ``config_id`` to the option value ``value``."""
+        return cls.from_wire({"sessionId": session_id, "configId": config_id, "value": value})
+
+    @classmethod
+    def bool(cls, session_id: str, config_id: str, value: bool) -> Self:
+        """Set a ``boolean`` option ``config_id`` to ``value`` (``type: "boolean"``)."""
+        return cls.from_wire(
+            {"sessionId": session_id, "configId": config_id, "type": "boolean", "value": value}
+        )
+
+
+class CreateElicitationRequestFactories(AcpModel):
+    """Factories for ``CreateElicitationRequest`` (``elicitation/create``), session-scoped."""
+
+    @classmethod
+    def form(cls, session_id: str, message: str, requested_schema: WireLike) -> Self:
+        """Ask the user to fill in a form described by ``requested_schema`` (``mode: form``)."""
+        return cls.from_wire(
+            {
+                "sessionId": session_id,
+                "mode": "form",
+                "message": message,
+                "requestedSchema": _wire(requested_schema),
+            }
+        )
+
+    @classmethod
+    def url_mode(cls, session_id: str, message: str, elicitation_id: str, url: str) -> Self:
+        """Send the user to ``url`` out of band (``mode: url``); completion is notified later.
+
+        Java's ``CreateElicitationRequest.url(...)``; here ``url`` is the model's field.
+        """
+        return cls.from_wire(
+            {
+                "sessionId": session_id,
+                "mode": "url",
+                "message": message,
+                "elicitationId": elicitation_id,
+                "url": url,
+            }
+        )
+
+
+class CreateElicitationResponseFactories(AcpModel):
+    """Factories for ``CreateElicitationResponse``."""
+
+    @classmethod
+    def accept(cls, content: Mapping[str, Any] | None = None) -> Self:
+        """The user accepted; ``content`` holds the form's values (none for ``url`` mode)."""
+        return cls.from_wire(
+            _drop_none({"action": "accept", "content": None if content is None else dict(content)})
+        )
+
+    @classmethod
+    def decline(cls) -> Self:
+        """The user declined to answer."""
+        return cls.from_wire({"action": "decline"})
+
+    @classmethod
+    def cancel(cls) -> Self:
+        """The request was dismissed without an answer."""
+        return cls.from_wire({"action": "cancel"})
+
+
+class ClientCapabilitiesFactories(AcpModel):
+    """Factories for ``ClientCapabilities``."""
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        read_text_file: bool = False,
+        write_text_file: bool = False,
+        terminal: bool = False,
+        elicitation_form: bool = False,
+        elicitation_url: bool = False,
+    ) -> Self:
+        """Client capabilities from flags (``fs``, ``terminal``, ``elicitation.form``/``url``).
+
+        Only what is switched on is advertised; ``of()`` is ``{}`` (everything off).
+        """
+        wire: dict[str, Any] = {}
+        if read_text_file or write_text_file:
+            wire["fs"] = {"readTextFile": read_text_file, "writeTextFile": write_text_file}
+        if terminal:
+            wire["terminal"] = True
+        elicitation: dict[str, Any] = {
+            mode: {} for mode, on in (("form", elicitation_form), ("url", elicitation_url)) if on
+        }
+        if elicitation:
+            wire["elicitation"] = elicitation
+        return cls.from_wire(wire)
+
+    @classmethod
+    def file_system(cls, *, terminal: bool = False) -> Self:
+        """Read and write text files (and optionally run terminals): the usual editor set."""
+        return cls.of(read_text_file=True, write_text_file=True, terminal=terminal)

@@ -7,8 +7,7 @@ Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;
 this module is not responsible for I/O, JSON-RPC envelopes or method routing.
 """
 
-from __future__ import annotations
-
+from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, WrapValidator
@@ -25,6 +24,9 @@ from rxacp.schema._base import (
     unknown_on_error,
 )
 from rxacp.schema._factories import (
+    ClientCapabilitiesFactories,
+    CreateElicitationRequestFactories,
+    CreateElicitationResponseFactories,
     InitializeRequestFactories,
     InitializeResponseFactories,
     NewSessionRequestFactories,
@@ -32,6 +34,7 @@ from rxacp.schema._factories import (
     PromptResponseFactories,
     RequestPermissionResponseFactories,
     SessionNotificationFactories,
+    SetSessionConfigOptionRequestFactories,
 )
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "AuthMethod",
     "AuthMethodAgent",
     "AuthMethodId",
+    "AuthMethodKind",
     "AuthMethodTerminal",
     "AuthenticateRequest",
     "AuthenticateResponse",
@@ -76,6 +80,7 @@ __all__ = [
     "ConfigOptionUpdate",
     "Content",
     "ContentBlock",
+    "ContentBlockKind",
     "ContentChunk",
     "Cost",
     "CreateElicitationRequest",
@@ -93,6 +98,7 @@ __all__ = [
     "ElicitationFormMode",
     "ElicitationId",
     "ElicitationPropertySchema",
+    "ElicitationPropertySchemaKind",
     "ElicitationRequestScope",
     "ElicitationSchema",
     "ElicitationSchemaType",
@@ -127,10 +133,12 @@ __all__ = [
     "McpCapabilities",
     "McpServer",
     "McpServerHttp",
+    "McpServerKind",
     "McpServerSse",
     "McpServerStdio",
     "MessageId",
     "MultiSelectItems",
+    "MultiSelectItemsKind",
     "MultiSelectPropertySchema",
     "NewSessionRequest",
     "NewSessionResponse",
@@ -155,6 +163,7 @@ __all__ = [
     "ReleaseTerminalResponse",
     "RequestId",
     "RequestPermissionOutcome",
+    "RequestPermissionOutcomeKind",
     "RequestPermissionRequest",
     "RequestPermissionResponse",
     "ResourceLink",
@@ -187,6 +196,7 @@ __all__ = [
     "SessionNotification",
     "SessionResumeCapabilities",
     "SessionUpdate",
+    "SessionUpdateKind",
     "SetSessionConfigOptionRequest",
     "SetSessionConfigOptionResponse",
     "SetSessionModeRequest",
@@ -205,6 +215,7 @@ __all__ = [
     "TitledMultiSelectItems",
     "ToolCall",
     "ToolCallContent",
+    "ToolCallContentKind",
     "ToolCallId",
     "ToolCallLocation",
     "ToolCallStatus",
@@ -294,9 +305,9 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: int | None = None
+    line: Annotated[int, Field(ge=0, le=4294967295)] | None = None
     """Line number to start reading from (1-based)."""
-    limit: int | None = None
+    limit: Annotated[int, Field(ge=0, le=4294967295)] | None = None
     """Maximum number of lines to read."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -311,20 +322,27 @@ PermissionOptionId: TypeAlias = str
 """Unique identifier for a permission option."""
 
 
-PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
-)
-"""The type of permission option being presented to the user.
+class PermissionOptionKind(StrEnum):
+    """The type of permission option being presented to the user.
 
-Helps clients choose appropriate icons and UI treatment.
+    Helps clients choose appropriate icons and UI treatment.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `allow_once`: Allow this operation only this time.
-- `allow_always`: Allow this operation and remember the choice.
-- `reject_once`: Reject this operation only this time.
-- `reject_always`: Reject this operation and remember the choice.
-"""
+    - `allow_once`: Allow this operation only this time.
+    - `allow_always`: Allow this operation and remember the choice.
+    - `reject_once`: Reject this operation only this time.
+    - `reject_always`: Reject this operation and remember the choice.
+    """
+
+    ALLOW_ONCE = "allow_once"
+    """Allow this operation only this time."""
+    ALLOW_ALWAYS = "allow_always"
+    """Allow this operation and remember the choice."""
+    REJECT_ONCE = "reject_once"
+    """Reject this operation only this time."""
+    REJECT_ALWAYS = "reject_always"
+    """Reject this operation and remember the choice."""
 
 
 class PermissionOption(AcpModel):
@@ -334,7 +352,7 @@ class PermissionOption(AcpModel):
     """Unique identifier for this permission option."""
     name: str
     """Human-readable label to display to the user."""
-    kind: PermissionOptionKind
+    kind: PermissionOptionKind | str
     """Hint about the nature of this permission option."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -345,20 +363,25 @@ class PermissionOption(AcpModel):
     """
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
-"""The sender or recipient of messages and data in a conversation.
+class Role(StrEnum):
+    """The sender or recipient of messages and data in a conversation.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `assistant`: The assistant side of a conversation.
-- `user`: The user side of a conversation.
-"""
+    - `assistant`: The assistant side of a conversation.
+    - `user`: The user side of a conversation.
+    """
+
+    ASSISTANT = "assistant"
+    """The assistant side of a conversation."""
+    USER = "user"
+    """The user side of a conversation."""
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[Annotated[list[Role], SkipInvalidItems] | None, NoneOnError] = None
+    audience: Annotated[Annotated[list[Role | str], SkipInvalidItems] | None, NoneOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[str | None, NoneOnError] = None
     """Timestamp indicating when the underlying resource was last modified."""
@@ -657,7 +680,7 @@ class ToolCallLocation(AcpModel):
 
     path: str
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, NoneOnError] = None
+    line: Annotated[Annotated[int, Field(ge=0, le=4294967295)] | None, NoneOnError] = None
     """Optional 1-based line number within the file."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -668,57 +691,75 @@ class ToolCallLocation(AcpModel):
     """
 
 
-ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"] | str
-"""Execution status of a tool call.
+class ToolCallStatus(StrEnum):
+    """Execution status of a tool call.
 
-Tool calls progress through different statuses during their lifecycle.
+    Tool calls progress through different statuses during their lifecycle.
 
-See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
+    See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `pending`: The tool call hasn't started running yet because the input is either streaming or we're awaiting approval.
-- `in_progress`: The tool call is currently running.
-- `completed`: The tool call completed successfully.
-- `failed`: The tool call failed with an error.
-"""
+    - `pending`: The tool call hasn't started running yet because the input is either streaming or we're awaiting approval.
+    - `in_progress`: The tool call is currently running.
+    - `completed`: The tool call completed successfully.
+    - `failed`: The tool call failed with an error.
+    """
+
+    PENDING = "pending"
+    """The tool call hasn't started running yet because the input is either
+    streaming or we're awaiting approval.
+    """
+    IN_PROGRESS = "in_progress"
+    """The tool call is currently running."""
+    COMPLETED = "completed"
+    """The tool call completed successfully."""
+    FAILED = "failed"
+    """The tool call failed with an error."""
 
 
-ToolKind: TypeAlias = (
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
-    ]
-    | str
-)
-"""Categories of tools that can be invoked.
+class ToolKind(StrEnum):
+    """Categories of tools that can be invoked.
 
-Tool kinds help clients choose appropriate icons and optimize how they
-display tool execution progress.
+    Tool kinds help clients choose appropriate icons and optimize how they
+    display tool execution progress.
 
-See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
+    See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `read`: Reading files or data.
-- `edit`: Modifying files or content.
-- `delete`: Removing files or data.
-- `move`: Moving or renaming files.
-- `search`: Searching for information.
-- `execute`: Running commands or code.
-- `think`: Internal reasoning or planning.
-- `fetch`: Retrieving external data.
-- `switch_mode`: Switching the current session mode.
-- `other`: Other tool types (default).
-"""
+    - `read`: Reading files or data.
+    - `edit`: Modifying files or content.
+    - `delete`: Removing files or data.
+    - `move`: Moving or renaming files.
+    - `search`: Searching for information.
+    - `execute`: Running commands or code.
+    - `think`: Internal reasoning or planning.
+    - `fetch`: Retrieving external data.
+    - `switch_mode`: Switching the current session mode.
+    - `other`: Other tool types (default).
+    """
+
+    READ = "read"
+    """Reading files or data."""
+    EDIT = "edit"
+    """Modifying files or content."""
+    DELETE = "delete"
+    """Removing files or data."""
+    MOVE = "move"
+    """Moving or renaming files."""
+    SEARCH = "search"
+    """Searching for information."""
+    EXECUTE = "execute"
+    """Running commands or code."""
+    THINK = "think"
+    """Internal reasoning or planning."""
+    FETCH = "fetch"
+    """Retrieving external data."""
+    SWITCH_MODE = "switch_mode"
+    """Switching the current session mode."""
+    OTHER = "other"
+    """Other tool types (default)."""
 
 
 class ToolCallUpdate(AcpModel):
@@ -732,9 +773,9 @@ class ToolCallUpdate(AcpModel):
 
     tool_call_id: ToolCallId
     """The ID of the tool call being updated."""
-    kind: Annotated[ToolKind | None, NoneOnError] = None
+    kind: Annotated[ToolKind | str | None, NoneOnError] = None
     """Update the tool kind."""
-    status: Annotated[ToolCallStatus | None, NoneOnError] = None
+    status: Annotated[ToolCallStatus | str | None, NoneOnError] = None
     """Update the execution status."""
     title: Annotated[str | None, NoneOnError] = None
     """Update the human-readable title."""
@@ -788,6 +829,28 @@ class RequestPermissionRequest(AcpModel):
     """
 
 
+class ToolCallContentKind(StrEnum):
+    """The known tags of `ToolCallContent` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    CONTENT = "content"
+    DIFF = "diff"
+    TERMINAL = "terminal"
+
+
+class ContentBlockKind(StrEnum):
+    """The known tags of `ContentBlock` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    TEXT = "text"
+    IMAGE = "image"
+    AUDIO = "audio"
+    RESOURCE_LINK = "resource_link"
+    RESOURCE = "resource"
+
+
 class EnvVariable(AcpModel):
     """An environment variable to set when launching an MCP server."""
 
@@ -817,7 +880,7 @@ class CreateTerminalRequest(AcpModel):
     """Environment variables for the command."""
     cwd: str | None = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: int | None = None
+    output_byte_limit: Annotated[int, Field(ge=0, le=18446744073709551615)] | None = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -1063,12 +1126,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: int | None = None
+    min_items: Annotated[int, Field(ge=0, le=18446744073709551615)] | None = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: int | None = None
+    max_items: Annotated[int, Field(ge=0, le=18446744073709551615)] | None = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -1131,16 +1194,25 @@ class NumberPropertySchema(AcpModel):
     """
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
-"""String format types for string properties in elicitation schemas.
+class StringFormat(StrEnum):
+    """String format types for string properties in elicitation schemas.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `email`: Email address format.
-- `uri`: URI format.
-- `date`: Date format (YYYY-MM-DD).
-- `date-time`: Date-time format (ISO 8601).
-"""
+    - `email`: Email address format.
+    - `uri`: URI format.
+    - `date`: Date format (YYYY-MM-DD).
+    - `date-time`: Date-time format (ISO 8601).
+    """
+
+    EMAIL = "email"
+    """Email address format."""
+    URI = "uri"
+    """URI format."""
+    DATE = "date"
+    """Date format (YYYY-MM-DD)."""
+    DATE_TIME = "date-time"
+    """Date-time format (ISO 8601)."""
 
 
 class StringPropertySchema(AcpModel):
@@ -1161,12 +1233,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: int | None = None
+    min_length: Annotated[int, Field(ge=0, le=4294967295)] | None = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: int | None = None
+    max_length: Annotated[int, Field(ge=0, le=4294967295)] | None = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -1176,7 +1248,7 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
     """
-    format: StringFormat | None = None
+    format: StringFormat | str | None = None
     """String format.
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
@@ -1241,13 +1313,16 @@ Multi-select enums use `type: "array"`.
 """
 
 
-ElicitationSchemaType: TypeAlias = Literal["object"] | str
-"""Type discriminator for elicitation schemas.
+class ElicitationSchemaType(StrEnum):
+    """Type discriminator for elicitation schemas.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `object`: Object schema type.
-"""
+    - `object`: Object schema type.
+    """
+
+    OBJECT = "object"
+    """Object schema type."""
 
 
 class ElicitationSchema(AcpModel):
@@ -1257,7 +1332,7 @@ class ElicitationSchema(AcpModel):
     as required by the elicitation specification.
     """
 
-    type: Annotated[ElicitationSchemaType | None, NoneOnError] = None
+    type: Annotated[ElicitationSchemaType | str | None, NoneOnError] = None
     """Type discriminator. Always `"object"`.
 
     Defaults to `"object"` when omitted.
@@ -1293,7 +1368,7 @@ class ElicitationSchema(AcpModel):
     """
 
 
-class CreateElicitationRequest(AcpModel):
+class CreateElicitationRequest(CreateElicitationRequestFactories, AcpModel):
     """Request from the agent to elicit structured user input.
 
     The agent sends this to the client to request information from the user,
@@ -1356,6 +1431,26 @@ class ElicitationRequestScope(AcpModel):
 
     request_id: RequestId
     """The request this elicitation is tied to."""
+
+
+class ElicitationPropertySchemaKind(StrEnum):
+    """The known tags of `ElicitationPropertySchema` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    STRING = "string"
+    NUMBER = "number"
+    INTEGER = "integer"
+    BOOLEAN = "boolean"
+    ARRAY = "array"
+
+
+class MultiSelectItemsKind(StrEnum):
+    """The known tags of `MultiSelectItems` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    STRING = "string"
 
 
 class ElicitationFormMode(AcpModel):
@@ -1842,7 +1937,7 @@ class Implementation(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = int
+ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1890,6 +1985,14 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
     """
 
 
+class AuthMethodKind(StrEnum):
+    """The known tags of `AuthMethod` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    TERMINAL = "terminal"
+
+
 class AuthenticateResponse(AcpModel):
     """Response to the `authenticate` method."""
 
@@ -1918,26 +2021,33 @@ SessionConfigId: TypeAlias = str
 """Unique identifier for a session configuration option."""
 
 
-SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
-)
-"""Semantic category for a session configuration option.
+class SessionConfigOptionCategory(StrEnum):
+    """Semantic category for a session configuration option.
 
-This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
-session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
-placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
-categories gracefully.
+    This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+    session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+    placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+    categories gracefully.
 
-Category names beginning with `_` are free for custom use, like other ACP extension methods.
-Category names that do not begin with `_` are reserved for the ACP spec.
+    Category names beginning with `_` are free for custom use, like other ACP extension methods.
+    Category names that do not begin with `_` are reserved for the ACP spec.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `mode`: Session mode selector.
-- `model`: Model selector.
-- `model_config`: Model-related configuration parameter.
-- `thought_level`: Thought/reasoning level selector.
-"""
+    - `mode`: Session mode selector.
+    - `model`: Model selector.
+    - `model_config`: Model-related configuration parameter.
+    - `thought_level`: Thought/reasoning level selector.
+    """
+
+    MODE = "mode"
+    """Session mode selector."""
+    MODEL = "model"
+    """Model selector."""
+    MODEL_CONFIG = "model_config"
+    """Model-related configuration parameter."""
+    THOUGHT_LEVEL = "thought_level"
+    """Thought/reasoning level selector."""
 
 
 SessionConfigGroupId: TypeAlias = str
@@ -2001,7 +2111,7 @@ class SessionConfigOption(AcpModel):
     """Human-readable label for the option."""
     description: Annotated[str | None, NoneOnError] = None
     """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, NoneOnError] = None
+    category: Annotated[SessionConfigOptionCategory | str | None, NoneOnError] = None
     """Optional semantic category for this option (UX only)."""
     type: Literal["select", "boolean"] | str
     current_value: SessionConfigValueId | bool
@@ -2244,21 +2354,41 @@ class SetSessionConfigOptionResponse(AcpModel):
     """
 
 
-StopReason: TypeAlias = (
-    Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] | str
-)
-"""Reasons why an agent stops processing a prompt turn.
+class StopReason(StrEnum):
+    """Reasons why an agent stops processing a prompt turn.
 
-See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `end_turn`: The turn ended successfully.
-- `max_tokens`: The turn ended because the agent reached the maximum number of tokens.
-- `max_turn_requests`: The turn ended because the agent reached the maximum number of allowed agent requests between user turns.
-- `refusal`: The turn ended because the agent refused to continue. The user prompt and everything that comes after it won't be included in the next prompt, so this should be reflected in the UI.
-- `cancelled`: The turn was cancelled by the client via `session/cancel`. This stop reason MUST be returned when the client sends a `session/cancel` notification, even if the cancellation causes exceptions in underlying operations. Agents should catch these exceptions and return this semantically meaningful response to confirm successful cancellation.
-"""
+    - `end_turn`: The turn ended successfully.
+    - `max_tokens`: The turn ended because the agent reached the maximum number of tokens.
+    - `max_turn_requests`: The turn ended because the agent reached the maximum number of allowed agent requests between user turns.
+    - `refusal`: The turn ended because the agent refused to continue. The user prompt and everything that comes after it won't be included in the next prompt, so this should be reflected in the UI.
+    - `cancelled`: The turn was cancelled by the client via `session/cancel`. This stop reason MUST be returned when the client sends a `session/cancel` notification, even if the cancellation causes exceptions in underlying operations. Agents should catch these exceptions and return this semantically meaningful response to confirm successful cancellation.
+    """
+
+    END_TURN = "end_turn"
+    """The turn ended successfully."""
+    MAX_TOKENS = "max_tokens"
+    """The turn ended because the agent reached the maximum number of tokens."""
+    MAX_TURN_REQUESTS = "max_turn_requests"
+    """The turn ended because the agent reached the maximum number of allowed
+    agent requests between user turns.
+    """
+    REFUSAL = "refusal"
+    """The turn ended because the agent refused to continue. The user prompt
+    and everything that comes after it won't be included in the next
+    prompt, so this should be reflected in the UI.
+    """
+    CANCELLED = "cancelled"
+    """The turn was cancelled by the client via `session/cancel`.
+
+    This stop reason MUST be returned when the client sends a `session/cancel`
+    notification, even if the cancellation causes exceptions in underlying operations.
+    Agents should catch these exceptions and return this semantically meaningful
+    response to confirm successful cancellation.
+    """
 
 
 class PromptResponse(PromptResponseFactories, AcpModel):
@@ -2267,7 +2397,7 @@ class PromptResponse(PromptResponseFactories, AcpModel):
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
     """
 
-    stop_reason: StopReason
+    stop_reason: StopReason | str
     """Indicates why the agent stopped processing the turn."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2405,16 +2535,25 @@ class CompactionSummaryChunk(AcpModel):
     """Metadata scoped to this chunk. Omission and `null` both mean absent."""
 
 
-CompactionStatus: TypeAlias = Literal["in_progress", "completed", "failed", "cancelled"] | str
-"""Lifecycle state of a context compaction.
+class CompactionStatus(StrEnum):
+    """Lifecycle state of a context compaction.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `in_progress`: Compaction has started and has not finished.
-- `completed`: Compaction finished successfully.
-- `failed`: Compaction finished unsuccessfully.
-- `cancelled`: Compaction was cancelled before it finished.
-"""
+    - `in_progress`: Compaction has started and has not finished.
+    - `completed`: Compaction finished successfully.
+    - `failed`: Compaction finished unsuccessfully.
+    - `cancelled`: Compaction was cancelled before it finished.
+    """
+
+    IN_PROGRESS = "in_progress"
+    """Compaction has started and has not finished."""
+    COMPLETED = "completed"
+    """Compaction finished successfully."""
+    FAILED = "failed"
+    """Compaction finished unsuccessfully."""
+    CANCELLED = "cancelled"
+    """Compaction was cancelled before it finished."""
 
 
 class CompactionUpdate(AcpModel):
@@ -2431,7 +2570,7 @@ class CompactionUpdate(AcpModel):
     session_update: Literal["compaction_update"] = "compaction_update"
     compaction_id: CompactionId
     """The Agent-owned ID of this compaction, unique within the session."""
-    status: CompactionStatus
+    status: CompactionStatus | str
     """Current lifecycle status."""
     summary: Annotated[Annotated[list[ContentBlock], SkipInvalidItems] | None, NoneOnError] = None
     """Complete replacement user-displayable summary content for the compaction."""
@@ -2476,15 +2615,22 @@ class CurrentModeUpdate(AcpModel):
     """
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
-"""Severity hint for a session notice.
+class NoticeSeverity(StrEnum):
+    """Severity hint for a session notice.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `info`: Informational notice.
-- `warning`: Warning notice.
-- `error`: Error notice.
-"""
+    - `info`: Informational notice.
+    - `warning`: Warning notice.
+    - `error`: Error notice.
+    """
+
+    INFO = "info"
+    """Informational notice."""
+    WARNING = "warning"
+    """Warning notice."""
+    ERROR = "error"
+    """Error notice."""
 
 
 class Notice(AcpModel):
@@ -2500,7 +2646,7 @@ class Notice(AcpModel):
     """
 
     session_update: Literal["notice"] = "notice"
-    severity: NoticeSeverity
+    severity: NoticeSeverity | str
     """Presentation severity hint."""
     title: str
     """Required non-empty plain-text title that can stand alone."""
@@ -2516,33 +2662,47 @@ class Notice(AcpModel):
     """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
-"""Priority levels for plan entries.
+class PlanEntryPriority(StrEnum):
+    """Priority levels for plan entries.
 
-Used to indicate the relative importance or urgency of different
-tasks in the execution plan.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
+    Used to indicate the relative importance or urgency of different
+    tasks in the execution plan.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `high`: High priority task - critical to the overall goal.
-- `medium`: Medium priority task - important but not critical.
-- `low`: Low priority task - nice to have but not essential.
-"""
+    - `high`: High priority task - critical to the overall goal.
+    - `medium`: Medium priority task - important but not critical.
+    - `low`: Low priority task - nice to have but not essential.
+    """
+
+    HIGH = "high"
+    """High priority task - critical to the overall goal."""
+    MEDIUM = "medium"
+    """Medium priority task - important but not critical."""
+    LOW = "low"
+    """Low priority task - nice to have but not essential."""
 
 
-PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"] | str
-"""Status of a plan entry in the execution flow.
+class PlanEntryStatus(StrEnum):
+    """Status of a plan entry in the execution flow.
 
-Tracks the lifecycle of each task from planning through completion.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
+    Tracks the lifecycle of each task from planning through completion.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `pending`: The task has not started yet.
-- `in_progress`: The task is currently being worked on.
-- `completed`: The task has been successfully completed.
-"""
+    - `pending`: The task has not started yet.
+    - `in_progress`: The task is currently being worked on.
+    - `completed`: The task has been successfully completed.
+    """
+
+    PENDING = "pending"
+    """The task has not started yet."""
+    IN_PROGRESS = "in_progress"
+    """The task is currently being worked on."""
+    COMPLETED = "completed"
+    """The task has been successfully completed."""
 
 
 class PlanEntry(AcpModel):
@@ -2555,11 +2715,11 @@ class PlanEntry(AcpModel):
 
     content: str
     """Human-readable description of what this task aims to accomplish."""
-    priority: PlanEntryPriority
+    priority: PlanEntryPriority | str
     """The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
-    status: PlanEntryStatus
+    status: PlanEntryStatus | str
     """Current execution status of this task."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2637,11 +2797,11 @@ class ToolCall(AcpModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[ToolKind | None, NoneOnError] = None
+    kind: Annotated[ToolKind | str | None, NoneOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, NoneOnError] = None
+    status: Annotated[ToolCallStatus | str | None, NoneOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[Annotated[list[ToolCallContent], SkipInvalidItems] | None, NoneOnError] = (
         None
@@ -2704,9 +2864,9 @@ class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
     session_update: Literal["usage_update"] = "usage_update"
-    used: int
+    used: Annotated[int, Field(ge=0, le=18446744073709551615)]
     """Tokens currently in context."""
-    size: int
+    size: Annotated[int, Field(ge=0, le=18446744073709551615)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, NoneOnError] = None
     """Cumulative session cost (optional)."""
@@ -2773,6 +2933,27 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
+
+
+class SessionUpdateKind(StrEnum):
+    """The known tags of `SessionUpdate` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    USER_MESSAGE_CHUNK = "user_message_chunk"
+    AGENT_MESSAGE_CHUNK = "agent_message_chunk"
+    AGENT_THOUGHT_CHUNK = "agent_thought_chunk"
+    TOOL_CALL = "tool_call"
+    TOOL_CALL_UPDATE = "tool_call_update"
+    PLAN = "plan"
+    AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
+    CURRENT_MODE_UPDATE = "current_mode_update"
+    CONFIG_OPTION_UPDATE = "config_option_update"
+    SESSION_INFO_UPDATE = "session_info_update"
+    USAGE_UPDATE = "usage_update"
+    NOTICE = "notice"
+    COMPACTION_UPDATE = "compaction_update"
+    COMPACTION_SUMMARY_CHUNK = "compaction_summary_chunk"
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -2993,7 +3174,7 @@ class FileSystemCapabilities(AcpModel):
     """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(ClientCapabilitiesFactories, AcpModel):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -3231,6 +3412,15 @@ class NewSessionRequest(NewSessionRequestFactories, AcpModel):
     """
 
 
+class McpServerKind(StrEnum):
+    """The known tags of `McpServer` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    HTTP = "http"
+    SSE = "sse"
+
+
 class LoadSessionRequest(AcpModel):
     """Request parameters for loading an existing session.
 
@@ -3367,7 +3557,7 @@ class SetSessionModeRequest(AcpModel):
     """
 
 
-class SetSessionConfigOptionRequest(AcpModel):
+class SetSessionConfigOptionRequest(SetSessionConfigOptionRequestFactories, AcpModel):
     """Request parameters for setting a session configuration option."""
 
     session_id: SessionId
@@ -3522,6 +3712,15 @@ class RequestPermissionResponse(RequestPermissionResponseFactories, AcpModel):
     """
 
 
+class RequestPermissionOutcomeKind(StrEnum):
+    """The known tags of `RequestPermissionOutcome` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    CANCELLED = "cancelled"
+    SELECTED = "selected"
+
+
 class CreateTerminalResponse(AcpModel):
     """Response containing the ID of the created terminal."""
 
@@ -3539,7 +3738,7 @@ class CreateTerminalResponse(AcpModel):
 class TerminalExitStatus(AcpModel):
     """Exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, NoneOnError] = None
+    exit_code: Annotated[Annotated[int, Field(ge=0, le=4294967295)] | None, NoneOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, NoneOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -3585,7 +3784,7 @@ class ReleaseTerminalResponse(AcpModel):
 class WaitForTerminalExitResponse(AcpModel):
     """Response containing the exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, NoneOnError] = None
+    exit_code: Annotated[Annotated[int, Field(ge=0, le=4294967295)] | None, NoneOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, NoneOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -3614,7 +3813,7 @@ ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
-class CreateElicitationResponse(AcpModel):
+class CreateElicitationResponse(CreateElicitationResponseFactories, AcpModel):
     """Response from the client to an elicitation request."""
 
     action: Literal["accept", "decline", "cancel"] | str

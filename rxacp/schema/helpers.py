@@ -25,7 +25,8 @@ Not responsible for: model definitions (generated), method routing (``methods.py
 
 from __future__ import annotations
 
-from typing import Any, Final
+from functools import cache
+from typing import Any, Final, cast
 
 from pydantic import TypeAdapter
 
@@ -96,11 +97,11 @@ KillTerminalCommandRequest = KillTerminalRequest
 KillTerminalCommandResponse = KillTerminalResponse
 """Java name of the ``terminal/kill`` result."""
 
-_SESSION_UPDATE: TypeAdapter[SessionUpdate] = TypeAdapter(SessionUpdate)
-_CONTENT_BLOCK: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)
-_TOOL_CALL_CONTENT: TypeAdapter[ToolCallContent] = TypeAdapter(ToolCallContent)
-_PERMISSION_OUTCOME: TypeAdapter[RequestPermissionOutcome] = TypeAdapter(RequestPermissionOutcome)
-_MCP_SERVER: TypeAdapter[McpServer] = TypeAdapter(McpServer)
+
+@cache
+def _adapter(union: Any) -> TypeAdapter[Any]:
+    """The (cached) TypeAdapter of a union, built on first use rather than at import."""
+    return TypeAdapter(union)
 
 
 def text_block(text: str) -> TextContent:
@@ -125,24 +126,29 @@ def user_message_text(text: str) -> UserMessageChunk:
 
 def session_update_from_wire(data: Any) -> SessionUpdate:
     """Parse one ``SessionUpdate`` (unknown kinds become ``UnknownSessionUpdate``)."""
-    return _SESSION_UPDATE.validate_python(data, by_alias=True, by_name=False)
+    value = _adapter(SessionUpdate).validate_python(data, by_alias=True, by_name=False)
+    return cast(SessionUpdate, value)
 
 
 def content_block_from_wire(data: Any) -> ContentBlock:
     """Parse one ``ContentBlock`` (unknown types become ``UnknownContentBlock``)."""
-    return _CONTENT_BLOCK.validate_python(data, by_alias=True, by_name=False)
+    value = _adapter(ContentBlock).validate_python(data, by_alias=True, by_name=False)
+    return cast(ContentBlock, value)
 
 
 def tool_call_content_from_wire(data: Any) -> ToolCallContent:
     """Parse one ``ToolCallContent`` (unknown types become ``UnknownToolCallContent``)."""
-    return _TOOL_CALL_CONTENT.validate_python(data, by_alias=True, by_name=False)
+    value = _adapter(ToolCallContent).validate_python(data, by_alias=True, by_name=False)
+    return cast(ToolCallContent, value)
 
 
 def permission_outcome_from_wire(data: Any) -> RequestPermissionOutcome:
     """Parse one ``RequestPermissionOutcome``."""
-    return _PERMISSION_OUTCOME.validate_python(data, by_alias=True, by_name=False)
+    value = _adapter(RequestPermissionOutcome).validate_python(data, by_alias=True, by_name=False)
+    return cast(RequestPermissionOutcome, value)
 
 
 def mcp_server_from_wire(data: Any) -> McpServer:
     """Parse one ``McpServer`` config (no ``type`` means stdio)."""
-    return _MCP_SERVER.validate_python(data, by_alias=True, by_name=False)
+    value = _adapter(McpServer).validate_python(data, by_alias=True, by_name=False)
+    return cast(McpServer, value)

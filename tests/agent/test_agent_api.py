@@ -65,6 +65,18 @@ def test_initialize_answers_version_1_when_the_client_asks_for_a_newer_one() -> 
         h.close()
 
 
+@pytest.mark.parametrize("version", [-1, 65536, 10**30])
+def test_initialize_with_a_protocol_version_outside_uint16_is_invalid_params(version: int) -> None:
+    h = AgentHarness("sync")
+    try:
+        answer = h.request("initialize", {"protocolVersion": version, "clientCapabilities": {}})
+        assert answer["error"]["code"] == -32602
+        assert "protocolVersion" in answer["error"]["message"] + str(answer["error"].get("data"))
+        assert h.agent.client_capabilities is None  # nothing was negotiated
+    finally:
+        h.close()
+
+
 @pytest.mark.parametrize("api", ["sync", "async"])
 def test_unregistered_methods_get_method_not_found_naming_the_builder_method(api: str) -> None:
     h = AgentHarness(api)

@@ -222,7 +222,10 @@ def test_every_list_of_every_acp_model_stops_at_its_first_invalid_item() -> None
             for child in node:
                 yield from lists(child)
 
-    found = [s for m in set(models(AcpModel)) for s in lists(m.__pydantic_core_schema__)]
+    every = set(models(AcpModel))
+    for model in every:
+        model.model_rebuild()  # models build their schema on first use (defer_build)
+    found = [s for m in every for s in lists(m.__pydantic_core_schema__)]
     assert len(found) > 100
     assert all(s.get("fail_fast") for s in found)
 

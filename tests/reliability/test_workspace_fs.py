@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from rxacp.client import AcpClient, WorkspaceFileSystem
 from rxacp.errors import AcpProtocolException
@@ -68,7 +69,12 @@ def test_line_is_one_based_and_limit_counts_lines_keeping_their_terminators(
     assert read(fs, a, limit=0) == ""
     assert read(fs, a, line=99) == ""
     assert code_of(lambda: read(fs, a, line=0)) == -32602
-    assert code_of(lambda: read(fs, a, limit=-1)) == -32602
+    # A negative limit is already refused by the model (uint32, schema 2.4.0); the file system
+    # refuses it too when handed an unvalidated request.
+    with pytest.raises(ValidationError, match="limit"):
+        ReadTextFileRequest(session_id="s", path=a, limit=-1)
+    unchecked = ReadTextFileRequest.model_construct(session_id="s", path=a, limit=-1)
+    assert code_of(lambda: fs.read_text_file(unchecked)) == -32602
 
 
 @pytest.mark.parametrize(

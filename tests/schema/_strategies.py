@@ -85,8 +85,10 @@ def wire_values(
     if typ == "string":
         return _TEXT
     if typ == "integer":
-        lo = node.get("minimum", -(2**63))
-        hi = node.get("maximum", 2**63 - 1)
+        fmt = str(node.get("format", ""))
+        bits = int(fmt[4:]) if fmt.startswith("uint") and fmt[4:].isdigit() else None
+        lo = node.get("minimum", -(2**63) if bits is None else 0)
+        hi = node.get("maximum", 2**63 - 1 if bits is None else 2**bits - 1)
         return st.integers(min_value=int(lo), max_value=int(hi))
     if typ == "number":
         return st.floats(allow_nan=False, allow_infinity=False, width=64)

@@ -93,3 +93,67 @@ def test_factories_also_exist_on_the_unstable_models_and_accept_stable_arguments
     assert isinstance(response, unstable.InitializeResponse)
     assert response.to_wire() == {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}
     assert unstable.PromptResponse.end_turn().stop_reason == "end_turn"
+
+
+def test_java_style_config_option_factories_build_select_and_boolean_requests() -> None:
+    from rxacp.schema import SetSessionConfigOptionRequest
+
+    assert SetSessionConfigOptionRequest.select("s", "model", "fast").to_wire() == {
+        "sessionId": "s",
+        "configId": "model",
+        "value": "fast",
+    }
+    assert SetSessionConfigOptionRequest.bool("s", "yolo", True).to_wire() == {
+        "sessionId": "s",
+        "configId": "yolo",
+        "type": "boolean",
+        "value": True,
+    }
+
+
+def test_elicitation_request_and_response_factories_match_the_wire_forms() -> None:
+    from rxacp.schema import CreateElicitationRequest, CreateElicitationResponse
+
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    form = CreateElicitationRequest.form("s", "Your name?", schema)
+    assert form.to_wire() == {
+        "sessionId": "s",
+        "mode": "form",
+        "message": "Your name?",
+        "requestedSchema": schema,
+    }
+    link = CreateElicitationRequest.url_mode("s", "Sign in", "e1", "https://example.com/login")
+    assert link.to_wire() == {
+        "sessionId": "s",
+        "mode": "url",
+        "message": "Sign in",
+        "elicitationId": "e1",
+        "url": "https://example.com/login",
+    }
+    assert CreateElicitationResponse.accept({"name": "Ada"}).to_wire() == {
+        "action": "accept",
+        "content": {"name": "Ada"},
+    }
+    assert CreateElicitationResponse.accept().to_wire() == {"action": "accept"}
+    assert CreateElicitationResponse.decline().to_wire() == {"action": "decline"}
+    assert CreateElicitationResponse.cancel().to_wire() == {"action": "cancel"}
+
+
+def test_client_capabilities_factories_advertise_only_what_is_switched_on() -> None:
+    from rxacp.schema import ClientCapabilities
+
+    assert ClientCapabilities.of().to_wire() == {}
+    assert ClientCapabilities.of(terminal=True, elicitation_form=True).to_wire() == {
+        "terminal": True,
+        "elicitation": {"form": {}},
+    }
+    assert ClientCapabilities.file_system().to_wire() == {
+        "fs": {"readTextFile": True, "writeTextFile": True}
+    }
+
+
+def test_prompt_response_text_is_an_end_turn_answer_as_in_the_java_sdk() -> None:
+    from rxacp.schema import PromptResponse, StopReason
+
+    assert PromptResponse.text("done").stop_reason == StopReason.END_TURN
+    assert PromptResponse.text("done").to_wire() == {"stopReason": "end_turn"}

@@ -86,13 +86,20 @@ def test_unknown_enum_strings_are_accepted_and_kept() -> None:
 
 
 def test_large_integers_and_non_ascii_strings_round_trip() -> None:
-    wire = {"sessionUpdate": "usage_update", "used": 2**70, "size": 2**64 + 1}
+    wire = {"sessionUpdate": "usage_update", "used": 2**64 - 1, "size": 2**53 + 1}
     update = UsageUpdate.from_wire(wire)
-    assert update.used == 2**70
+    assert update.used == 2**64 - 1
     assert update.to_wire() == wire
     text = TextContent(text="héllo 世界 🚀 \u0000")
     assert TextContent.from_wire_json(text.to_wire_json()) == text
     assert "世界" in text.to_wire_json()
+
+
+def test_integers_outside_their_schema_format_are_validation_errors() -> None:
+    # `used`/`size` are uint64: 2**64 does not fit, and neither does a negative count.
+    for bad in (2**64, -1):
+        with pytest.raises(ValidationError, match="used"):
+            UsageUpdate.from_wire({"sessionUpdate": "usage_update", "used": bad, "size": 1})
 
 
 def test_snake_case_keys_on_the_wire_stay_unknown_fields() -> None:

@@ -11,8 +11,7 @@ Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;
 this module is not responsible for I/O, JSON-RPC envelopes or method routing.
 """
 
-from __future__ import annotations
-
+from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, WrapValidator
@@ -29,6 +28,7 @@ from rxacp.schema._base import (
     unknown_on_error,
 )
 from rxacp.schema._factories import (
+    ClientCapabilitiesFactories,
     InitializeRequestFactories,
     InitializeResponseFactories,
     NewSessionRequestFactories,
@@ -47,6 +47,7 @@ from rxacp.schema._generated import (
     AuthMethod,
     AuthMethodAgent,
     AuthMethodId,
+    AuthMethodKind,
     AuthMethodTerminal,
     AuthenticateRequest,
     AuthenticateResponse,
@@ -73,6 +74,7 @@ from rxacp.schema._generated import (
     ConfigOptionUpdate,
     Content,
     ContentBlock,
+    ContentBlockKind,
     ContentChunk,
     Cost,
     CreateElicitationRequest,
@@ -90,6 +92,7 @@ from rxacp.schema._generated import (
     ElicitationFormMode,
     ElicitationId,
     ElicitationPropertySchema,
+    ElicitationPropertySchemaKind,
     ElicitationRequestScope,
     ElicitationSchema,
     ElicitationSchemaType,
@@ -121,6 +124,7 @@ from rxacp.schema._generated import (
     McpServerStdio,
     MessageId,
     MultiSelectItems,
+    MultiSelectItemsKind,
     MultiSelectPropertySchema,
     NewSessionResponse,
     Notice,
@@ -143,6 +147,7 @@ from rxacp.schema._generated import (
     ReleaseTerminalResponse,
     RequestId,
     RequestPermissionOutcome,
+    RequestPermissionOutcomeKind,
     RequestPermissionRequest,
     RequestPermissionResponse,
     ResourceLink,
@@ -188,6 +193,7 @@ from rxacp.schema._generated import (
     TitledMultiSelectItems,
     ToolCall,
     ToolCallContent,
+    ToolCallContentKind,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -228,6 +234,7 @@ __all__ = [
     "AuthMethod",
     "AuthMethodAgent",
     "AuthMethodId",
+    "AuthMethodKind",
     "AuthMethodTerminal",
     "AuthState",
     "AuthStatusCapabilities",
@@ -261,6 +268,7 @@ __all__ = [
     "ConfigOptionUpdate",
     "Content",
     "ContentBlock",
+    "ContentBlockKind",
     "ContentChunk",
     "Cost",
     "CreateElicitationRequest",
@@ -280,6 +288,7 @@ __all__ = [
     "ElicitationFormMode",
     "ElicitationId",
     "ElicitationPropertySchema",
+    "ElicitationPropertySchemaKind",
     "ElicitationRequestScope",
     "ElicitationSchema",
     "ElicitationSchemaType",
@@ -328,6 +337,7 @@ __all__ = [
     "McpServerAcp",
     "McpServerAcpId",
     "McpServerHttp",
+    "McpServerKind",
     "McpServerSse",
     "McpServerStdio",
     "MessageId",
@@ -335,6 +345,7 @@ __all__ = [
     "MessageMcpRequest",
     "MessageMcpResponse",
     "MultiSelectItems",
+    "MultiSelectItemsKind",
     "MultiSelectPropertySchema",
     "NewSessionRequest",
     "NewSessionResponse",
@@ -357,6 +368,7 @@ __all__ = [
     "PlanRemoved",
     "PlanUpdate",
     "PlanUpdateContent",
+    "PlanUpdateContentKind",
     "PromptCapabilities",
     "PromptRequest",
     "PromptResponse",
@@ -377,6 +389,7 @@ __all__ = [
     "ReleaseTerminalResponse",
     "RequestId",
     "RequestPermissionOutcome",
+    "RequestPermissionOutcomeKind",
     "RequestPermissionRequest",
     "RequestPermissionResponse",
     "RequiresActionStateUpdate",
@@ -425,6 +438,7 @@ __all__ = [
     "SessionSystemPromptOverrideCapabilities",
     "SessionTitleCapabilities",
     "SessionUpdate",
+    "SessionUpdateKind",
     "SetProviderRequest",
     "SetProviderResponse",
     "SetSessionConfigOptionRequest",
@@ -434,6 +448,7 @@ __all__ = [
     "SetSessionTitleRequest",
     "SetSessionTitleResponse",
     "StateUpdate",
+    "StateUpdateKind",
     "StopReason",
     "StringFormat",
     "StringMultiSelectItems",
@@ -453,6 +468,7 @@ __all__ = [
     "TitledMultiSelectItems",
     "ToolCall",
     "ToolCallContent",
+    "ToolCallContentKind",
     "ToolCallId",
     "ToolCallLocation",
     "ToolCallStatus",
@@ -987,26 +1003,37 @@ class InitializeResponse(InitializeResponseFactories, AcpModel):
     """
 
 
-LlmProtocol: TypeAlias = Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
-"""**UNSTABLE**
+class LlmProtocol(StrEnum):
+    """**UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-Well-known API protocol identifiers for LLM providers.
+    Well-known API protocol identifiers for LLM providers.
 
-Agents and clients MUST handle unknown protocol identifiers gracefully.
+    Agents and clients MUST handle unknown protocol identifiers gracefully.
 
-Protocol names beginning with `_` are free for custom use, like other ACP extension methods.
-Protocol names that do not begin with `_` are reserved for the ACP spec.
+    Protocol names beginning with `_` are free for custom use, like other ACP extension methods.
+    Protocol names that do not begin with `_` are reserved for the ACP spec.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `anthropic`: Anthropic API protocol.
-- `openai`: OpenAI API protocol.
-- `azure`: Azure OpenAI API protocol.
-- `vertex`: Google Vertex AI API protocol.
-- `bedrock`: AWS Bedrock API protocol.
-"""
+    - `anthropic`: Anthropic API protocol.
+    - `openai`: OpenAI API protocol.
+    - `azure`: Azure OpenAI API protocol.
+    - `vertex`: Google Vertex AI API protocol.
+    - `bedrock`: AWS Bedrock API protocol.
+    """
+
+    ANTHROPIC = "anthropic"
+    """Anthropic API protocol."""
+    OPENAI = "openai"
+    """OpenAI API protocol."""
+    AZURE = "azure"
+    """Azure OpenAI API protocol."""
+    VERTEX = "vertex"
+    """Google Vertex AI API protocol."""
+    BEDROCK = "bedrock"
+    """AWS Bedrock API protocol."""
 
 
 class ProviderCurrentConfig(AcpModel):
@@ -1017,7 +1044,7 @@ class ProviderCurrentConfig(AcpModel):
     Current effective non-secret routing configuration for a provider.
     """
 
-    api_type: LlmProtocol
+    api_type: LlmProtocol | str
     """Protocol currently used by this provider."""
     base_url: str
     """Base URL currently used by this provider."""
@@ -1049,7 +1076,7 @@ class ProviderInfo(AcpModel):
 
     provider_id: ProviderId
     """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[Annotated[list[LlmProtocol], SkipInvalidItems], EmptyListOnError]
+    supported: Annotated[Annotated[list[LlmProtocol | str], SkipInvalidItems], EmptyListOnError]
     """Supported protocol types for this provider."""
     required: bool
     """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
@@ -1169,20 +1196,31 @@ class AuthAccount(AcpModel):
     """
 
 
-AuthState: TypeAlias = Literal["authenticated", "unauthenticated", "not_required", "unknown"] | str
-"""**UNSTABLE**
+class AuthState(StrEnum):
+    """**UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-The agent's overall authentication state.
+    The agent's overall authentication state.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `authenticated`: Credentials are configured. This does not guarantee that they are valid.
-- `unauthenticated`: The user needs to sign in. This includes credentials that are missing, expired, or known to be invalid.
-- `not_required`: No authentication is needed, for example because the agent uses a local model.
-- `unknown`: The agent cannot currently determine the state.
-"""
+    - `authenticated`: Credentials are configured. This does not guarantee that they are valid.
+    - `unauthenticated`: The user needs to sign in. This includes credentials that are missing, expired, or known to be invalid.
+    - `not_required`: No authentication is needed, for example because the agent uses a local model.
+    - `unknown`: The agent cannot currently determine the state.
+    """
+
+    AUTHENTICATED = "authenticated"
+    """Credentials are configured. This does not guarantee that they are valid."""
+    UNAUTHENTICATED = "unauthenticated"
+    """The user needs to sign in. This includes credentials that are missing,
+    expired, or known to be invalid.
+    """
+    NOT_REQUIRED = "not_required"
+    """No authentication is needed, for example because the agent uses a local model."""
+    UNKNOWN = "unknown"
+    """The agent cannot currently determine the state."""
 
 
 class AuthStatusResponse(AcpModel):
@@ -1193,7 +1231,7 @@ class AuthStatusResponse(AcpModel):
     Response to the `auth/status` method.
     """
 
-    state: AuthState
+    state: AuthState | str
     """Whether the agent can start sessions without the user signing in first.
 
     This is the only field clients should act on. Clients MUST treat values they
@@ -1334,18 +1372,32 @@ class UnarchiveSessionResponse(AcpModel):
     """
 
 
-SessionStatus: TypeAlias = Literal["open", "saved"] | str
-"""**UNSTABLE**
+class SessionStatus(StrEnum):
+    """**UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-Whether the Agent has a session in memory, as reported by `session/status`.
+    Whether the Agent has a session in memory, as reported by `session/status`.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `open`: The Agent has the session in memory, for any connection. This does not mean the requesting connection is attached to it. A Client that did not create or resume the session on its own connection MUST still call `session/load` or `session/resume` before sending `session/prompt` or expecting `session/update` notifications.
-- `saved`: The Agent knows the session and can resume it, but does not have it in memory. The Client can call `session/load` or `session/resume` to start it.
-"""
+    - `open`: The Agent has the session in memory, for any connection. This does not mean the requesting connection is attached to it. A Client that did not create or resume the session on its own connection MUST still call `session/load` or `session/resume` before sending `session/prompt` or expecting `session/update` notifications.
+    - `saved`: The Agent knows the session and can resume it, but does not have it in memory. The Client can call `session/load` or `session/resume` to start it.
+    """
+
+    OPEN = "open"
+    """The Agent has the session in memory, for any connection.
+
+    This does not mean the requesting connection is attached to it. A Client that did
+    not create or resume the session on its own connection MUST still call
+    `session/load` or `session/resume` before sending `session/prompt` or expecting
+    `session/update` notifications.
+    """
+    SAVED = "saved"
+    """The Agent knows the session and can resume it, but does not have it in memory.
+
+    The Client can call `session/load` or `session/resume` to start it.
+    """
 
 
 class SessionStatusResponse(AcpModel):
@@ -1359,7 +1411,7 @@ class SessionStatusResponse(AcpModel):
     the Client's next request.
     """
 
-    status: SessionStatus
+    status: SessionStatus | str
     """Whether the Agent has the session in memory.
 
     Required. Clients MUST treat a value they do not recognize as `saved`.
@@ -1404,17 +1456,23 @@ class Usage(AcpModel):
     Token usage information for a prompt turn.
     """
 
-    total_tokens: int
+    total_tokens: Annotated[int, Field(ge=0, le=18446744073709551615)]
     """Sum of all token types across session."""
-    input_tokens: int
+    input_tokens: Annotated[int, Field(ge=0, le=18446744073709551615)]
     """Total input tokens across all turns."""
-    output_tokens: int
+    output_tokens: Annotated[int, Field(ge=0, le=18446744073709551615)]
     """Total output tokens across all turns."""
-    thought_tokens: Annotated[int | None, NoneOnError] = None
+    thought_tokens: Annotated[
+        Annotated[int, Field(ge=0, le=18446744073709551615)] | None, NoneOnError
+    ] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, NoneOnError] = None
+    cached_read_tokens: Annotated[
+        Annotated[int, Field(ge=0, le=18446744073709551615)] | None, NoneOnError
+    ] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, NoneOnError] = None
+    cached_write_tokens: Annotated[
+        Annotated[int, Field(ge=0, le=18446744073709551615)] | None, NoneOnError
+    ] = None
     """Total cache write tokens."""
     meta: Annotated[dict[str, Any] | None, NoneOnError] = Field(default=None, alias="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1431,7 +1489,7 @@ class PromptResponse(PromptResponseFactories, AcpModel):
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
     """
 
-    stop_reason: StopReason
+    stop_reason: StopReason | str
     """Indicates why the agent stopped processing the turn."""
     usage: Annotated[Usage | None, NoneOnError] = None
     """**UNSTABLE**
@@ -1966,6 +2024,53 @@ class SessionNotification(SessionNotificationFactories, AcpModel):
     """
 
 
+class SessionUpdateKind(StrEnum):
+    """The known tags of `SessionUpdate` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    USER_MESSAGE_CHUNK = "user_message_chunk"
+    AGENT_MESSAGE_CHUNK = "agent_message_chunk"
+    AGENT_THOUGHT_CHUNK = "agent_thought_chunk"
+    TOOL_CALL = "tool_call"
+    TOOL_CALL_UPDATE = "tool_call_update"
+    PLAN = "plan"
+    PLAN_UPDATE = "plan_update"
+    PLAN_REMOVED = "plan_removed"
+    AVAILABLE_COMMANDS_UPDATE = "available_commands_update"
+    CURRENT_MODE_UPDATE = "current_mode_update"
+    CONFIG_OPTION_UPDATE = "config_option_update"
+    SESSION_INFO_UPDATE = "session_info_update"
+    USAGE_UPDATE = "usage_update"
+    NOTICE = "notice"
+    COMPACTION_UPDATE = "compaction_update"
+    COMPACTION_SUMMARY_CHUNK = "compaction_summary_chunk"
+    SUBAGENT_UPDATE = "subagent_update"
+    SESSION_MESSAGE = "session_message"
+    SESSION_MESSAGE_CHUNK = "session_message_chunk"
+
+
+class PlanUpdateContentKind(StrEnum):
+    """The known tags of `PlanUpdateContent` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    ITEMS = "items"
+    FILE = "file"
+    MARKDOWN = "markdown"
+
+
+class StateUpdateKind(StrEnum):
+    """The known tags of `StateUpdate` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    RUNNING = "running"
+    IDLE = "idle"
+    REQUIRES_ACTION = "requires_action"
+    UNKNOWN = "unknown"
+
+
 class ErrorStopReason(AcpModel):
     """**UNSTABLE**
 
@@ -1994,7 +2099,7 @@ class AuthStatusUpdateNotification(AcpModel):
     send it when the reported status differs from the last one sent on the connection.
     """
 
-    state: AuthState
+    state: AuthState | str
     """Whether the agent can start sessions without the user signing in first.
 
     This is the only field clients should act on. Clients MUST treat values they
@@ -2053,7 +2158,7 @@ class SubagentCapabilities(AcpModel):
     """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(ClientCapabilitiesFactories, AcpModel):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -2182,7 +2287,7 @@ class SetProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to configure."""
-    api_type: LlmProtocol
+    api_type: LlmProtocol | str
     """Protocol type for this provider."""
     base_url: str
     """Base URL for requests sent through this provider."""
@@ -2288,22 +2393,41 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/dra
 """
 
 
-SystemPromptMode: TypeAlias = Literal["append", "override"] | str
-"""**UNSTABLE**
+class SystemPromptMode(StrEnum):
+    """**UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-How the Agent combines a client-provided system prompt with its own instructions.
+    How the Agent combines a client-provided system prompt with its own instructions.
 
-Unknown modes are preserved so they can be stored,
-proxied, or forwarded. An Agent MUST return an error for a mode it does not
-support rather than treating it as `append` or `override`.
+    Unknown modes are preserved so they can be stored,
+    proxied, or forwarded. An Agent MUST return an error for a mode it does not
+    support rather than treating it as `append` or `override`.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `append`: Add the content to the Agent's own instructions rather than replacing them. Every Agent that advertises `sessionCapabilities.systemPrompt` supports this mode. Agents SHOULD give the content system-level precedence, for example in the model's system prompt or developer instructions rather than in user-turn content. Where it is placed and how it is formatted is implementation-defined.
-- `override`: Replace the Agent's built-in default instructions with the content. This does not change tool availability, MCP servers, permissions, or session configuration. Context the Agent supplies from the workspace or environment MAY still be included. Clients that use this mode take responsibility for any tool guidance or safety instructions the Agent's default instructions provided, and MUST only use it when the Agent advertises `sessionCapabilities.systemPrompt.mode.override`.
-"""
+    - `append`: Add the content to the Agent's own instructions rather than replacing them. Every Agent that advertises `sessionCapabilities.systemPrompt` supports this mode. Agents SHOULD give the content system-level precedence, for example in the model's system prompt or developer instructions rather than in user-turn content. Where it is placed and how it is formatted is implementation-defined.
+    - `override`: Replace the Agent's built-in default instructions with the content. This does not change tool availability, MCP servers, permissions, or session configuration. Context the Agent supplies from the workspace or environment MAY still be included. Clients that use this mode take responsibility for any tool guidance or safety instructions the Agent's default instructions provided, and MUST only use it when the Agent advertises `sessionCapabilities.systemPrompt.mode.override`.
+    """
+
+    APPEND = "append"
+    """Add the content to the Agent's own instructions rather than replacing them.
+
+    Every Agent that advertises `sessionCapabilities.systemPrompt` supports this mode.
+    Agents SHOULD give the content system-level precedence, for example in the
+    model's system prompt or developer instructions rather than in user-turn
+    content. Where it is placed and how it is formatted is implementation-defined.
+    """
+    OVERRIDE = "override"
+    """Replace the Agent's built-in default instructions with the content.
+
+    This does not change tool availability, MCP servers, permissions, or session
+    configuration. Context the Agent supplies from the workspace or environment
+    MAY still be included. Clients that use this mode take responsibility for any
+    tool guidance or safety instructions the Agent's default instructions
+    provided, and MUST only use it when the Agent advertises
+    `sessionCapabilities.systemPrompt.mode.override`.
+    """
 
 
 class SystemPrompt(AcpModel):
@@ -2320,7 +2444,7 @@ class SystemPrompt(AcpModel):
     session.
     """
 
-    mode: SystemPromptMode
+    mode: SystemPromptMode | str
     """How the Agent combines `content` with its own instructions.
 
     Required. Agents MUST return an error for a mode they do not support rather than
@@ -2383,6 +2507,16 @@ class NewSessionRequest(NewSessionRequestFactories, AcpModel):
     """
 
 
+class McpServerKind(StrEnum):
+    """The known tags of `McpServer` as a `StrEnum` (members equal their wire strings;
+    a plain string is accepted wherever a tag is).
+    """
+
+    HTTP = "http"
+    SSE = "sse"
+    ACP = "acp"
+
+
 class LoadSessionRequest(AcpModel):
     """Request parameters for loading an existing session.
 
@@ -2427,22 +2561,29 @@ class LoadSessionRequest(AcpModel):
     """
 
 
-SessionArchiveFilter: TypeAlias = Literal["exclude", "include", "only"] | str
-"""**UNSTABLE**
+class SessionArchiveFilter(StrEnum):
+    """**UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-Which sessions `session/list` returns based on their archive state.
+    Which sessions `session/list` returns based on their archive state.
 
-Unknown values are preserved so they can be stored, proxied, or forwarded. An Agent MUST
-return `-32602` for a value it does not support rather than treating it as `exclude`.
+    Unknown values are preserved so they can be stored, proxied, or forwarded. An Agent MUST
+    return `-32602` for a value it does not support rather than treating it as `exclude`.
 
-Known values (other strings are accepted and kept as is):
+    A `StrEnum`: members equal their wire strings, and wherever this type is expected a plain string is accepted too (other strings are kept as is). Known values:
 
-- `exclude`: Only sessions that are not archived. This is the default.
-- `include`: Both archived sessions and sessions that are not archived.
-- `only`: Only archived sessions.
-"""
+    - `exclude`: Only sessions that are not archived. This is the default.
+    - `include`: Both archived sessions and sessions that are not archived.
+    - `only`: Only archived sessions.
+    """
+
+    EXCLUDE = "exclude"
+    """Only sessions that are not archived. This is the default."""
+    INCLUDE = "include"
+    """Both archived sessions and sessions that are not archived."""
+    ONLY = "only"
+    """Only archived sessions."""
 
 
 class ListSessionsRequest(AcpModel):
@@ -2455,7 +2596,7 @@ class ListSessionsRequest(AcpModel):
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: str | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    archived: SessionArchiveFilter | None = None
+    archived: SessionArchiveFilter | str | None = None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.

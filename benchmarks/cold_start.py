@@ -1,0 +1,145 @@
+"""Agent cold start: spawn an agent process -> its answer to ``initialize`` (issue 16).
+
+    python benchmarks/cold_start.py [--reps 7] [--json out.json]
+
+For each agent, one fresh process per repetition: the clock starts right before the spawn, the
+``initialize`` request is written to its stdin at once, and the clock stops when the answer
+line arrives; then stdin is closed and the process reaped. Agents alternate within every
+repetition; the table shows the median (and min/max) of the repetitions, plus the median of
+``python -c "import rxacp.schema"`` timed inside the interpreter. The official Python SDK's
+agent runs from ``.venv-interop-py`` (created by ``scripts/setup_interop.sh`` if missing).
+
+Not a unit test: the figures depend on the machine and its load (printed with the table).
+``benchmarks/run.py`` prints this table as its own section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PEERS = ROOT / "benchmarks" / "peers"
+VENV_PY = ROOT / ".venv-interop-py" / "bin" / "python"
+PY = sys.executable
+
+__all__ = ["AGENTS", "main", "measure", "table"]
+
+FLOOR = (
+    "import asyncio, sys, pydantic, reactivex; from pydantic import BaseModel, Field; "
+    'sys.stdin.readline(); print(\'{"jsonrpc":"2.0","id":0,"result":{}}\', flush=True)'
+)
+AGENTS: dict[str, list[str]] = {
+    "rxacp readme_agent.py (sync)": [PY, str(ROOT / "examples" / "readme_agent.py")],
+    "rxacp reference agent": [PY, "-m", "rxacp.testing.reference_agent"],
+    "official SDK agent": [str(VENV_PY), "-I", str(PEERS / "official_agent.py")],
+    # What any agent built on these libraries pays before its own code runs.
+    "floor: python + asyncio, pydantic, reactivex imports": [PY, "-c", FLOOR],
+}
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}},
+        }
+    )
+    + "\n"
+).encode()
+
+
+def once(cmd: list[str]) -> float:
+    """Seconds from spawning ``cmd`` to the line answering ``initialize``."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(INITIALIZE)
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{cmd[-1]} exited without answering initialize")
+            if b'"id":0' in line.replace(b" ", b"") and b"result" in line:
+                return time.perf_counter() - started
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def import_time() -> float:
+    """``import rxacp.schema`` in a fresh interpreter, timed inside it (seconds)."""
+    code = (
+        "import time; t = time.perf_counter(); import rxacp.schema; print(time.perf_counter() - t)"
+    )
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return float(out.stdout.strip())
+
+
+def measure(reps: int = 7, agents: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Alternating repetitions of every agent's cold start and of the schema import."""
+    agents = AGENTS if agents is None else agents
+    runs: dict[str, list[float]] = {name: [] for name in agents}
+    imports: list[float] = []
+    names = list(agents)
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            runs[name].append(once(agents[name]))
+        imports.append(import_time())
+    return {"agents": runs, "import_rxacp_schema": imports}
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def table(result: dict[str, Any]) -> str:
+    """Markdown table: median / min / max per agent, and the schema import median."""
+    lines = [
+        "| agent cold start (spawn → initialize answer) | median s | min s | max s | reps |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, values in result["agents"].items():
+        lines.append(
+            f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | "
+            f"{max(values):.3f} | {len(values)} |"
+        )
+    imports = result["import_rxacp_schema"]
+    lines.append(
+        f"| `import rxacp.schema` (in-process) | {statistics.median(imports):.3f} | "
+        f"{min(imports):.3f} | {max(imports):.3f} | {len(imports)} |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--json", default=None, help="also write the raw results here")
+    args = parser.parse_args(argv)
+    if not VENV_PY.exists():
+        subprocess.run(["bash", str(ROOT / "scripts" / "setup_interop.sh")], check=True)
+    print(f"load before: {_load()}", flush=True)
+    result = measure(args.reps)
+    print(f"load after: {_load()}\n")
+    print(table(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

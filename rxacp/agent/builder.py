@@ -12,6 +12,7 @@ configuration to :class:`AcpAsyncAgent` / :class:`AcpSyncAgent`.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections.abc import Callable
 from typing import Any, Generic, Self, TypeVar
 
@@ -19,7 +20,7 @@ from reactivex import abc
 
 from .._durations import Duration, to_seconds
 from ..schema import AgentCapabilities, Implementation, PromptCapabilities
-from ..session.adapters import check_ext_method
+from ..session.adapters import check_ext_method, check_raw_method
 from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig
@@ -33,6 +34,14 @@ __all__ = [
 ]
 
 _A = TypeVar("_A", AcpAsyncAgent, AcpSyncAgent)
+
+
+_AGENT_RESERVED = {
+    "initialize": "initialize_handler()",
+    "session/prompt": "prompt_handler()",
+    "session/cancel": "cancel_handler()",
+}
+"""Methods a raw handler may not take over on the agent side (their rules are the SDK's)."""
 
 
 class AcpAgentBuilder(Generic[_A]):
@@ -202,6 +211,39 @@ class AcpAgentBuilder(Generic[_A]):
         """An extension notification (``method`` must start with ``_``)."""
         check_ext_method(method, "ext_notification_handler")
         self._config.ext_notifications[method] = fn
+        return self
+
+    def request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
+        """A raw handler for any request ``method`` (Java ``requestHandler``): ``fn(params)``
+        gets the params as raw JSON and returns the result (a model, a dict or ``None`` →
+        ``{}``), run like this builder's other handlers. Overrides a typed handler of the same
+        method; ``initialize``, ``session/prompt`` and ``$/`` methods are refused (the SDK
+        implements their protocol rules: use the typed setters)."""
+        if not callable(fn):
+            raise TypeError(f"request_handler needs a callable, got {fn!r}")
+        method = check_raw_method(method, "request_handler", _AGENT_RESERVED)
+        self._config.ext_requests[method] = fn
+        return self
+
+    def notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
+        """A raw handler for any notification ``method`` (Java ``notificationHandler``):
+        ``fn(params)`` gets raw JSON; notifications run in arrival order. ``session/cancel``
+        and ``$/`` methods are refused (use ``cancel_handler``)."""
+        if not callable(fn):
+            raise TypeError(f"notification_handler needs a callable, got {fn!r}")
+        method = check_raw_method(method, "notification_handler", _AGENT_RESERVED)
+        self._config.ext_notifications[method] = fn
+        return self
+
+    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
+        """Run blocking (``def``) handlers on ``executor`` instead of rxacp's worker pool (Java
+        ``SyncSpec.handlerExecutor``); ``max_workers`` is then unused. The application owns
+        the executor (rxacp never shuts it down); an abandoned handler keeps its thread."""
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        self._config.executor = executor
         return self
 
     def build(self) -> _A:

@@ -63,6 +63,7 @@ class AgentConfig:
         self.scheduler: abc.SchedulerBase | None = None
         self.loop: Any = None
         self.max_workers = 32
+        self.executor: Any = None
         self.agent_info: Implementation | None = None
         self.agent_capabilities: AgentCapabilities | None = None
         self.prompt_capabilities: PromptCapabilities | None = None
@@ -84,6 +85,7 @@ class AgentCore:
             scheduler=config.scheduler,
             loop=config.loop,
             max_workers=config.max_workers,
+            executor=config.executor,
         )
         self.cancel_grace_period = to_seconds(
             config.cancel_grace_period, name="cancel_grace_period"

@@ -13,6 +13,7 @@ This module is *not* responsible for the calls themselves (``async_client.py``,
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.metadata
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, Self, TypeAlias, TypeVar
@@ -48,7 +49,7 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpSession
-from ..session.adapters import check_ext_method
+from ..session.adapters import check_ext_method, check_raw_method
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
@@ -112,6 +113,13 @@ def _callable(fn: Any, option: str) -> None:
         raise TypeError(f"{option} takes a callable, not {type(fn).__name__}")
 
 
+_CLIENT_RESERVED = {
+    "session/update": "session_update_consumer()",
+    "session/request_permission": "request_permission_handler()",
+}
+"""Methods a raw handler may not take over on the client side (their rules are the SDK's)."""
+
+
 class _ClientBuilderBase(Generic[_Client]):
     """Connection options and consumers shared by both builders."""
 
@@ -126,6 +134,7 @@ class _ClientBuilderBase(Generic[_Client]):
         self._client_info: dict[str, Any] = _default_client_info()
         self._scheduler: abc.SchedulerBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._executor: concurrent.futures.Executor | None = None
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -211,6 +220,38 @@ class _ClientBuilderBase(Generic[_Client]):
         self._handlers.requests[method] = handler
         return self
 
+    def request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        """A raw handler for any agent→client request ``method`` (Java ``requestHandler``):
+        gets the params as raw JSON, returns the result (raw JSON or a model; ``None``
+        answers ``{}``), run like this builder's other handlers (the sync builder's on the
+        worker pool). Overrides a typed handler of the same method. ``session/request_permission``
+        and ``$/`` methods are refused (rxacp answers pending permissions on cancel: use
+        ``request_permission_handler``)."""
+        _callable(handler, "request_handler")
+        method = check_raw_method(method, "request_handler", _CLIENT_RESERVED)
+        self._handlers.ext_requests[method] = handler
+        return self
+
+    def notification_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        """A raw handler for any agent→client notification ``method`` (Java
+        ``notificationHandler``); gets raw JSON, in arrival order (the sync client's on its
+        consumer thread). ``session/update`` is refused: use ``session_update_consumer``."""
+        _callable(handler, "notification_handler")
+        method = check_raw_method(method, "notification_handler", _CLIENT_RESERVED)
+        self._handlers.ext_notifications[method] = handler
+        return self
+
+    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
+        """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker
+        pool (Java ``SyncSpec.handlerExecutor``). The application owns the executor (rxacp
+        never shuts it down). Consumers stay on the client's ordered consumer thread."""
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        self._executor = executor
+        return self
+
     def _ext_request(self, method: str, handler: Callable[[Any], Any]) -> Self:
         _callable(handler, "ext_request_handler")
         self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
@@ -227,6 +268,7 @@ class _ClientBuilderBase(Generic[_Client]):
             request_timeout=self._request_timeout,
             scheduler=self._scheduler,
             loop=self._loop,
+            executor=self._executor,
         )
         permissions = PermissionTracker()
         install(session, self._handlers, permissions)

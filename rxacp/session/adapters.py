@@ -16,7 +16,7 @@ from typing import Any
 
 import reactivex
 
-__all__ = ["as_observable", "check_ext_method", "to_future"]
+__all__ = ["as_observable", "check_ext_method", "check_raw_method", "to_future"]
 
 
 def check_ext_method(method: Any, where: str = "") -> str:
@@ -29,6 +29,24 @@ def check_ext_method(method: Any, where: str = "") -> str:
         raise ValueError(
             f"{prefix}extension method names must start with '_' (e.g. '_myorg/ping'), "
             f"got {method!r}"
+        )
+    return method
+
+
+def check_raw_method(method: Any, where: str, reserved: dict[str, str]) -> str:
+    """Return ``method`` if a raw handler may serve it, else raise ``ValueError``.
+
+    Any JSON-RPC method name is allowed except ``$/`` methods (the engine's) and ``reserved``,
+    the methods whose protocol rules the SDK itself implements (mapped to the typed API to use).
+    """
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"{where}: the method must be a non-empty string, got {method!r}")
+    if method.startswith("$/"):
+        raise ValueError(f"{where}: {method!r} is handled by the JSON-RPC engine itself")
+    instead = reserved.get(method)
+    if instead is not None:
+        raise ValueError(
+            f"{where}: {method!r} has protocol rules rxacp implements; use {instead} instead"
         )
     return method
 

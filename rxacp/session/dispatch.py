@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .loop import LoopRunner
     from .requests import Send
     from .session import AcpSession
-    from .workers import WorkerPool
+    from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["InFlightRequests", "RequestHandler", "run_blocking"]
 
@@ -190,7 +190,7 @@ class InFlightRequests:
 
 
 def run_blocking(
-    workers: WorkerPool,
+    workers: WorkerPool | ExecutorWorkers,
     loop: asyncio.AbstractEventLoop,
     fn: Callable[[], _T],
     *,

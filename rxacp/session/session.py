@@ -33,6 +33,7 @@ registration): those live in ``rxacp.client`` and ``rxacp.agent``.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -53,7 +54,7 @@ from .requests import CANCEL_REQUEST, DEFAULT_TIMEOUT, PendingRequests
 from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
 from .stats import SessionStats
 from .wire import Wire
-from .workers import WorkerPool
+from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
 
@@ -72,6 +73,8 @@ class AcpSession:
         scheduler: runs every timer; default ``AsyncIOThreadSafeScheduler`` on the loop.
         loop: an event loop the caller already runs; default: a new loop on a daemon thread.
         max_workers: size of the pool that runs blocking handlers.
+        executor: run blocking handlers on this executor instead of the pool (the
+            application owns it; ``max_workers`` is then unused).
         max_queued_writes: back-pressure bound: how many writes other threads may queue for
             the loop before they block (see ``docs/reliability.md``).
         max_queued_notifications: back-pressure bound towards the peer: with this many incoming
@@ -88,6 +91,7 @@ class AcpSession:
         scheduler: abc.SchedulerBase | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         max_workers: int = 32,
+        executor: concurrent.futures.Executor | None = None,
         max_queued_writes: int = 1024,
         max_queued_notifications: int = 256,
     ) -> None:
@@ -108,7 +112,11 @@ class AcpSession:
         self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
             self._runner.loop
         )
-        self._workers = WorkerPool(max_workers, name=f"rxacp-{role}-worker")
+        self._workers: WorkerPool | ExecutorWorkers = (
+            WorkerPool(max_workers, name=f"rxacp-{role}-worker")
+            if executor is None
+            else ExecutorWorkers(executor)
+        )
         self._conn = ConnectionState()
         self._wire = Wire(
             transport,
@@ -159,8 +167,8 @@ class AcpSession:
         return self._runner
 
     @property
-    def workers(self) -> WorkerPool:
-        """The pool that runs blocking handlers."""
+    def workers(self) -> WorkerPool | ExecutorWorkers:
+        """The pool that runs blocking handlers (or the ``handler_executor`` adapter)."""
         return self._workers
 
     @property

@@ -31,13 +31,14 @@ This module is *not* responsible for cancellation or answers; it only runs calla
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WorkerPool", "WorkerPoolStats", "WorkerTask"]
+__all__ = ["ExecutorWorkers", "WorkerPool", "WorkerPoolStats", "WorkerTask"]
 
 _log = logging.getLogger("rxacp.session.workers")
 
@@ -242,3 +243,62 @@ class WorkerPool:
     def _exit_locked(self) -> None:
         self._threads -= 1
         self._free -= 1
+
+
+class ExecutorWorkers:
+    """Blocking handlers on an executor the application owns (Java ``handlerExecutor``).
+
+    Same interface as :class:`WorkerPool`. The executor decides how many run at once and names
+    its threads; ``abandon`` can only log (the executor owns the thread), and ``shutdown`` does
+    not shut the executor down: that is the application's job.
+    """
+
+    def __init__(self, executor: concurrent.futures.Executor) -> None:
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        self._executor = executor
+        self._lock = threading.Lock()
+        self._shutdown = False
+
+    @property
+    def executor(self) -> concurrent.futures.Executor:
+        """The application's executor."""
+        return self._executor
+
+    def submit(self, fn: Callable[[], Any], *, name: str | None = None) -> WorkerTask:
+        """Run ``fn`` on the executor. Raises ``RuntimeError`` after :meth:`shutdown` (or when
+        the executor refuses work)."""
+        task = WorkerTask(fn, name or str(getattr(fn, "__qualname__", None) or repr(fn)))
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError("worker pool is shut down")
+
+        def run() -> None:
+            task.state = "running"
+            try:
+                task.fn()
+            except BaseException:  # pragma: no cover - tasks catch their own errors
+                _log.exception("worker task %s failed", task.name)
+            finally:
+                task.state = "done"
+
+        self._executor.submit(run)
+        return task
+
+    def abandon(self, task: WorkerTask) -> bool:
+        """Log that ``task`` is abandoned; its thread stays the executor's (returns False)."""
+        if task.state == "running" and not task.abandoned:
+            task.abandoned = True
+            _log.warning(
+                "abandoned blocking handler %s is still running on the handler executor's "
+                "thread (Python cannot stop it); the executor decides what runs meanwhile",
+                task.name,
+            )
+        return False
+
+    def shutdown(self) -> None:
+        """Stop submitting (the executor itself is left running)."""
+        with self._lock:
+            self._shutdown = True

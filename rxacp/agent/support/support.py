@@ -18,6 +18,7 @@ turn rules (``rxacp.agent.turn``).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import uuid
 from typing import Any, Self
 
@@ -143,6 +144,14 @@ class AcpAgentSupportBuilder:
         if count < 1:
             raise ValueError("max_workers must be >= 1")
         return self._option("max_workers", count)
+
+    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
+        """Run ``def`` handlers on ``executor`` (see ``AcpAgentBuilder.handler_executor``)."""
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        return self._option("handler_executor", executor)
 
     def agent_capabilities(self, capabilities: AgentCapabilities) -> Self:
         """Advertise exactly these capabilities (default: derived from the handlers)."""

@@ -51,6 +51,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
         "client_sync": [sys.executable, "examples/getting_started_client_sync.py"],
         "client_async": [sys.executable, "examples/getting_started_client_async.py"],
         "migration": [sys.executable, "examples/getting_started_migration.py"],
+        "local_tools": [sys.executable, "examples/local_files_and_terminals.py"],
         "agent_sync_echo": agent_prompt("getting_started_agent_sync.py", "hello", "world"),
         "agent_sync_read": agent_prompt(
             "getting_started_agent_sync.py", "read", str(workspace / "notes.txt"), flags=cwd_flags
@@ -107,6 +108,17 @@ def test_async_client_composes_a_turn_stops_one_and_gives_up_on_one(
     # and even after its line was printed, until the process exits
     assert " [gave up: $/cancel_request sent]" in lines[2], run.explain()
     assert all("[" not in line for line in lines[3:]), run.explain()
+
+
+def test_ready_made_handlers_serve_a_file_and_two_commands_then_kill_nothing_left(
+    runs: dict[str, Run],
+) -> None:
+    run = runs["local_tools"]
+    assert run.returncode == 0, run.explain()
+    lines = run.stdout.splitlines()
+    assert lines[0] == "milk, eggs", run.explain()
+    assert lines[1].startswith("/") and lines[1].endswith(lines[1].rsplit("/", 1)[-1])
+    assert lines[2:] == ["notes.txt", "terminals left running: 0"], run.explain()
 
 
 def test_migration_example_runs_agent_and_client_in_one_process(runs: dict[str, Run]) -> None:

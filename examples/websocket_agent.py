@@ -42,7 +42,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
     parser.add_argument("--api", choices=("sync", "async"), default="sync")
     parser.add_argument("--max-connections", type=int, default=100)
-    parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS")
+    parser.add_argument(
+        "--idle-timeout", type=float, default=3600.0, metavar="SECONDS", help="0: off"
+    )
     parser.add_argument("--cancel-grace", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--token", action="store_true", help="require a random bearer token")
     parser.add_argument(

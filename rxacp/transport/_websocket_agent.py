@@ -106,7 +106,8 @@ class _IdleTimer:
                 reason = f"idle timeout: no message for {self._idle:g} s"
             waits.append(left)
         if reason is None:
-            self._arm(min(waits))
+            if waits:
+                self._arm(min(waits))
             return
         self._stopped = True
         _log.info("closing a WebSocket connection: %s", reason)
@@ -148,6 +149,8 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
     set, every handshake must send ``Authorization: Bearer <token>`` (else HTTP 401);
     ``WebSocketAcpClientTransport(url, token=...)`` sends it.
     """
+
+    _flow_control = True
 
     def __init__(
         self,

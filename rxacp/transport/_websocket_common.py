@@ -12,6 +12,7 @@ nor for checking that ``websockets`` is installed (the public ``rxacp.transport.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import urllib.parse
@@ -208,11 +209,28 @@ def _url(host: str, port: int, path: str) -> str:
     return f"ws://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 
+class _BoundedServerConnection(ServerConnection):
+    """A server connection that stops reading the socket while its own write buffer is over
+    the high-water mark: a peer that sends pings (or anything answered by the protocol itself)
+    and never reads cannot make the server queue pongs without limit."""
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        with contextlib.suppress(Exception):
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        with contextlib.suppress(Exception):
+            self.transport.resume_reading()
+
+
 def _serve_kwargs(
     opts: _Options, path: str, access: _Access, extra: Mapping[str, Any]
 ) -> dict[str, Any]:
     return {
         "process_request": _handshake_guard(path, access),
+        "create_connection": _BoundedServerConnection,
         "max_size": opts.max_message_size,
         "ping_interval": opts.ping_interval,
         "ping_timeout": opts.ping_timeout,

@@ -35,12 +35,54 @@ from rxacp.transport._websocket_common import (
 )
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 
-__all__ = ["_WebSocketTransport"]
+__all__ = ["MAX_BACKLOG", "OUTBOX_HIGH", "OUTBOX_LOW", "_WebSocketTransport"]
+
+OUTBOX_HIGH = 256 * 1024
+"""Bytes of queued outgoing messages over which the receiver is told ``on_write_paused()``
+(its producer threads then wait, as over stdio) and the peer's messages are not read."""
+
+OUTBOX_LOW = OUTBOX_HIGH // 4
+"""Bytes the queue must drain to before ``on_write_resumed()`` and reading resume."""
+
+MAX_BACKLOG = 16 * 1024 * 1024
+"""Bytes of queued outgoing messages (writes from the loop thread cannot wait): a message queued
+while more than this is already unread closes the connection with code 1008 (the peer is not
+reading)."""
+
+
+_STALL_CHECK = 1.0  # seconds between backlog checks while the socket is backed up
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # a closed connection; the reader reports it
+
+
+def _call_flow(callback: Callable[[], None]) -> None:
+    try:
+        callback()
+    except Exception:
+        _log.exception("flow-control callback %r failed", callback)
+
+
+async def _wait_or_closed(gate: asyncio.Event, ws: Connection) -> None:
+    """Wait until ``gate`` is set, or the connection ends (recv then raises ConnectionClosed)."""
+    waits = [asyncio.ensure_future(gate.wait()), asyncio.ensure_future(ws.wait_closed())]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 class _WebSocketTransport(AcpTransport):
     """One WebSocket connection, driven on its own loop (``ws loop``); frames are handed to the
     receiver's loop (which may be another thread's) in arrival order, batched."""
+
+    _flow_control = False
+    """Agent side: tell the receiver ``on_write_paused()``/``on_write_resumed()`` and stop
+    reading while the outbox is over its marks (as the stdio agent transport does). The
+    client side never stops reading (two sides both waiting for the other would deadlock)."""
 
     def _init_core(self, options: _Options) -> None:
         self._opts = options
@@ -56,6 +98,10 @@ class _WebSocketTransport(AcpTransport):
         self._out_event: asyncio.Event | None = None
         self._closed = False  # close() called: sends are dropped
         self._reported = False  # on_closed delivered
+        self._out_bytes = 0  # bytes queued in _outbox, not yet handed to the socket
+        self._out_paused = False  # over OUTBOX_HIGH: the receiver was told on_write_paused
+        self._overflowed = False  # over MAX_BACKLOG: the connection is being closed
+        self._read_gate: asyncio.Event | None = None  # cleared while the outbox is paused
         self._activity: Callable[[], None] | None = None  # a message was sent
         self._received: Callable[[], None] | None = None  # a message arrived
 
@@ -117,14 +163,26 @@ class _WebSocketTransport(AcpTransport):
         self._enqueue(frame)
 
     def _enqueue(self, item: Any) -> bool:
+        size = len(item) if isinstance(item, bytes | str) else 0
         with self._lock:
-            if self._closed or self._ws_loop is None or self._out_event is None:
+            if self._closed or self._overflowed or self._ws_loop is None or self._out_event is None:
                 return False
             self._outbox.append(item)
-            if self._out_scheduled:
-                return True
-            self._out_scheduled = True
+            self._out_bytes += size
+            pause = self._flow_control and not self._out_paused and self._out_bytes > OUTBOX_HIGH
+            overflow = self._out_bytes - size > MAX_BACKLOG and self._socket_stalled()
+            if pause:
+                self._out_paused = True
+            if overflow:
+                self._overflowed = True
+            scheduled, self._out_scheduled = self._out_scheduled, True
             loop, event = self._ws_loop, self._out_event
+        if pause:
+            self._flow(paused=True)
+        if overflow:
+            self._overflow(loop)
+        if scheduled:
+            return True
         try:
             if loop is self._rx_loop and loop is _running_loop():
                 event.set()
@@ -154,7 +212,11 @@ class _WebSocketTransport(AcpTransport):
                     if isinstance(item, concurrent.futures.Future):
                         item.set_result(None)
                         continue
-                    await ws.send(item, text=True)
+                    if self._socket_stalled():
+                        await self._send_watched(ws, item)
+                    else:
+                        await ws.send(item, text=True)
+                    self._sent(len(item))
                     if self._activity is not None:
                         self._activity()
         except ConnectionClosed:
@@ -162,10 +224,82 @@ class _WebSocketTransport(AcpTransport):
         finally:
             self._release_markers()
 
+    async def _send_watched(self, ws: Connection, item: Any) -> None:
+        """Send while the socket is backed up, checking the unread backlog every second: a
+        peer that stopped reading is closed (1008) instead of being queued for ever."""
+        send = asyncio.ensure_future(ws.send(item, text=True))
+        send.add_done_callback(_retrieve)
+        while True:
+            try:
+                done, _ = await asyncio.wait([send], timeout=_STALL_CHECK)
+            except asyncio.CancelledError:
+                send.cancel()
+                raise
+            if done:
+                send.result()
+                return
+            with self._lock:
+                overflow = not self._overflowed and self._out_bytes > MAX_BACKLOG
+                if overflow:
+                    self._overflowed = True
+            if overflow:
+                loop = self._ws_loop
+                assert loop is not None
+                self._overflow(loop)
+
+    def _socket_stalled(self) -> bool:
+        """The socket itself is backed up (a burst queued in one loop tick is not a backlog)."""
+        ws = self._ws
+        transport = getattr(ws, "transport", None)
+        try:
+            if transport is None:
+                return False
+            return bool(transport.get_write_buffer_size() >= transport.get_write_buffer_limits()[1])
+        except Exception:
+            return False
+
+    def _sent(self, size: int) -> None:
+        with self._lock:
+            self._out_bytes -= size
+            resume = self._out_paused and self._out_bytes <= OUTBOX_LOW
+            if resume:
+                self._out_paused = False
+        if resume:
+            self._flow(paused=False)
+
+    def _flow(self, paused: bool) -> None:
+        """Tell the receiver (on its loop) that the outbox passed / drained below its marks;
+        while paused, stop reading the peer's messages (ws loop)."""
+        ws_loop, gate = self._ws_loop, self._read_gate
+        if ws_loop is not None and gate is not None:
+            with contextlib.suppress(RuntimeError):
+                ws_loop.call_soon_threadsafe(gate.clear if paused else gate.set)
+        receiver, loop = self._receiver, self._rx_loop
+        callback = getattr(receiver, "on_write_paused" if paused else "on_write_resumed", None)
+        if callback is None or loop is None:
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_call_flow, callback)
+
+    def _overflow(self, loop: asyncio.AbstractEventLoop) -> None:
+        """More than MAX_BACKLOG bytes unread by the peer: close the connection (1008)."""
+        reason = f"the peer is not reading: more than {MAX_BACKLOG} bytes of messages unread"
+        _log.warning("closing a WebSocket connection with code 1008: %s", reason)
+        self._release_markers()  # the unread messages are dropped now, not at the close
+
+        def close() -> None:
+            ws = self._ws
+            if ws is not None:
+                loop.create_task(ws.close(CloseCode.POLICY_VIOLATION, reason))
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(close)
+
     def _release_markers(self) -> None:
         with self._lock:
             items = list(self._outbox)
             self._outbox.clear()
+            self._out_bytes = 0
         for item in items:
             if isinstance(item, concurrent.futures.Future) and not item.done():
                 item.set_result(None)
@@ -174,14 +308,19 @@ class _WebSocketTransport(AcpTransport):
     def _bind(self, ws: Connection, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
             self._ws, self._ws_loop, self._out_event = ws, loop, asyncio.Event()
+            self._read_gate = asyncio.Event()
+            if not self._out_paused:
+                self._read_gate.set()
 
     async def _run(self) -> None:
         """Read until the connection ends (then report it); writes run alongside."""
-        ws, event = self._ws, self._out_event
-        assert ws is not None and event is not None
+        ws, event, gate = self._ws, self._out_event, self._read_gate
+        assert ws is not None and event is not None and gate is not None
         writer = asyncio.get_running_loop().create_task(self._write_loop(ws, event))
         try:
             while True:
+                if not gate.is_set():  # the peer does not read our messages: stop reading its
+                    await _wait_or_closed(gate, ws)
                 data = await ws.recv(decode=False)
                 if self._received is not None:
                     self._received()

@@ -1,5 +1,9 @@
 """Issue 17 items 2-4: the WebSocket agent server against hostile clients.
 
+Item 3 (a client that never reads): pings answered with pongs nobody reads, and a long stream
+nobody reads, grew the server without limit. The server now stops reading a connection whose
+own write buffer is over its mark, and the stdio back-pressure applies per connection.
+
 Item 4 (slowloris): connections that finish the handshake and send nothing used to hold every
 ``max_connections`` slot forever (real clients got 1013). A default first-message timeout (10 s)
 and idle timeout (3600 s) now free them; the tests run them in virtual time.
@@ -13,18 +17,28 @@ check. The attacker is a raw ``websockets`` client; the agent is the reference a
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
+import logging
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import reactivex
 from reactivex.testing import TestScheduler
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from rxacp.agent import AcpAgent, PromptContext
 from rxacp.client import AcpClient
-from rxacp.schema import NewSessionRequest, PromptRequest
+from rxacp.schema import NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse
 from rxacp.testing.reference_agent import ReferenceOptions, build_agent
 from rxacp.transport import AcpTransport
 from rxacp.transport.websocket import (
@@ -34,7 +48,7 @@ from rxacp.transport.websocket import (
     WebSocketAcpClientTransport,
 )
 
-from .conftest import Figure, scaled, wait_until
+from .conftest import ROOT, Figure, agent_env, rss_kib, scaled, wait_until
 
 WAIT = 10.0
 
@@ -209,3 +223,180 @@ def test_both_timeouts_can_be_turned_off_with_zero() -> None:
             assert drive(ws) == 3
     finally:
         server.close()
+
+
+# -- item 3: a client that never reads -------------------------------------------------------
+
+FLOOD_SECONDS = scaled(3, 20)
+STREAM_UPDATES = scaled(200_000, 500_000)
+WS_RSS_BOUND_KIB = 24 * 1024
+EXAMPLE = os.path.join(ROOT, "examples", "websocket_agent.py")
+
+
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """One client frame (clients must mask), FIN set."""
+    head = bytes([0x80 | opcode])
+    n = len(payload)
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + struct.pack("!H", n)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack("!Q", n)
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _raw_connect(url: str) -> socket.socket:
+    """A handshake by hand: this client will never read another byte."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=WAIT)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET /acp HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += sock.recv(1)
+    assert response.startswith(b"HTTP/1.1 101"), response
+    return sock
+
+
+@contextlib.contextmanager
+def _server_process(
+    *args: str, stderr: Any = subprocess.DEVNULL
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    proc = subprocess.Popen(
+        [sys.executable, EXAMPLE, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **agent_env()},
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        yield proc, line.rsplit(" ", 1)[1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_a_client_that_floods_pings_and_never_reads_the_pongs_cannot_grow_the_server(
+    figure: Figure,
+) -> None:
+    """Before: the server answered every ping with a pong queued for a client that never reads
+    (47 -> 594 MiB in 20 s). Now the server stops reading the socket while its own write buffer
+    is over the mark, so the flood blocks in the attacker's send()."""
+    with _server_process() as (proc, url):
+        idle = rss_kib(proc.pid)
+        sock = _raw_connect(url)
+        sock.settimeout(0.2)
+        ping = _masked(0x9, b"p" * 125)
+        burst = ping * 256
+        sent = blocked = 0
+        peak = idle
+        deadline = time.monotonic() + FLOOD_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                sock.sendall(burst)
+                sent += 256
+            except TimeoutError:
+                blocked += 1
+            peak = max(peak, rss_kib(proc.pid))
+        sock.close()
+        growth = peak - idle
+    figure("flood_seconds", FLOOD_SECONDS)
+    figure("pings_sent", sent)
+    figure("server_rss_growth_kib", growth)
+    figure("attacker_send_blocked_times", blocked)
+    assert blocked > 0, "the server kept reading pings although its pongs were not read"
+    assert growth < WS_RSS_BOUND_KIB, growth
+
+
+def _start_stream(url: str, updates: int) -> socket.socket:
+    sock = _raw_connect(url)
+    calls = [
+        ("initialize", {"protocolVersion": 1, "clientCapabilities": {}}),
+        ("session/new", {"cwd": "/", "mcpServers": []}),
+    ]
+    for rid, (method, params) in enumerate(calls):
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+        sock.sendall(_masked(0x1, json.dumps(msg).encode()))
+    prompt = [{"type": "text", "text": f"stream {updates}"}]
+    params = {"sessionId": "ref-1", "prompt": prompt}
+    msg = {"jsonrpc": "2.0", "id": 9, "method": "session/prompt", "params": params}
+    sock.sendall(_masked(0x1, json.dumps(msg).encode()))
+    return sock
+
+
+def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
+    caplog: pytest.LogCaptureFixture, figure: Figure
+) -> None:
+    """A handler writing from the connection's loop cannot be made to wait: once more than
+    ``MAX_BACKLOG`` (16 MiB) is unread by a client that stopped reading, the connection is
+    closed with 1008 and the code and reason are logged, instead of queueing for ever."""
+    updates = 200_000  # ~30 MiB of updates, all written from the loop thread at once
+
+    def prompt(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[PromptResponse]:
+        for i in range(updates):
+            ctx.send_message(f"{i:09d}" + "x" * 100)
+        return reactivex.of(PromptResponse.end_turn())
+
+    def factory(transport: AcpTransport) -> Any:
+        return (
+            AcpAgent.async_(transport)
+            .new_session_handler(lambda req: NewSessionResponse(session_id="ref-1"))
+            .prompt_handler(prompt)
+            .build()
+        )
+
+    server = WebSocketAcpAgentServer(factory, close_timeout=1.0).start()
+    try:
+        caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
+        sock = _start_stream(server.url, 0)
+        closed = wait_until(lambda: "code 1008" in caplog.text, 60.0)
+        freed = wait_until(lambda: server.connection_count == 0, 30.0)
+        sock.close()
+    finally:
+        server.close()
+    figure("closed_with_1008", closed)
+    figure("connection_released", freed)
+    assert closed and "the peer is not reading: more than 16777216 bytes" in caplog.text
+    assert freed
+
+
+def test_a_client_that_stops_reading_a_long_stream_makes_the_producer_wait_not_the_server_grow(
+    figure: Figure,
+) -> None:
+    """Before: a client that stopped reading during a 500k-update stream took the server to
+    341 MiB (stdio: +1 MiB). Now the stdio back-pressure applies: the sync producer waits while
+    the connection's outbox is over its mark."""
+    with _server_process() as (proc, url):
+        idle = rss_kib(proc.pid)
+        sock = _start_stream(url, STREAM_UPDATES)
+        peak = idle
+        cpu: list[int] = []
+
+        def settled() -> bool:  # the producer is blocked: the server's CPU time stops growing
+            nonlocal peak
+            peak = max(peak, rss_kib(proc.pid))
+            with open(f"/proc/{proc.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            cpu.append(int(fields[11]) + int(fields[12]))
+            return len(cpu) > 40 and cpu[-1] == cpu[-40]
+
+        blocked = wait_until(settled, 60.0)
+        growth = peak - idle
+        sock.close()
+    figure("updates_requested", STREAM_UPDATES)
+    figure("server_rss_growth_kib", growth)
+    figure("producer_blocked", blocked)
+    assert blocked, "the server kept producing for a client that does not read"
+    assert growth < WS_RSS_BOUND_KIB, growth

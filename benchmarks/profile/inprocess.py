@@ -1,10 +1,13 @@
 """In-process cost of one ``echo`` round trip through rxacp, without I/O or another process.
 
-    python benchmarks/profile/inprocess.py agent|client|sync-client [N] [--profile]
+    python benchmarks/profile/inprocess.py agent|rx-agent|client|rx-client|sync-client [N]
+        [--profile]
 
 ``agent``: the async benchmark agent (``peers/rxacp_agent.py``) fed prompt lines directly on its
-loop; ``client`` / ``sync-client``: the async (awaited) or sync client against a fake agent
-transport that answers each prompt with one update and ``end_turn``. Prints CPU µs per round
+loop (``rx-agent``: its Java-style handler, returning ``reactivex.defer(...)``); ``client`` /
+``sync-client``: the async (awaited) or sync client against a fake agent transport that answers
+each prompt with one update and ``end_turn`` (``rx-client``: the async client whose update
+consumer returns ``reactivex.empty()``). Prints CPU µs per round
 trip (``time.process_time``: all threads); ``--profile`` adds the cProfile top 30 by self time.
 Hot caches and no pipes: a lower bound of the stdio figures, for before/after comparisons of a
 change to the engine or the client/agent layers.
@@ -26,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks" / "peers"))
 sys.path.insert(0, str(ROOT))
 
+import reactivex  # noqa: E402
 from pydantic_core import from_json, to_json  # noqa: E402
 
 from rxacp import AcpAgent  # noqa: E402
@@ -111,13 +115,13 @@ class _FakeAgent(AcpTransport):
         pass
 
 
-def run_agent(n: int, profile: bool) -> tuple[float, _Timed]:
+def run_agent(n: int, profile: bool, rx: bool = False) -> tuple[float, _Timed]:
     import rxacp_agent
 
     transport = _AgentSide()
     builder = AcpAgent.async_(transport)
     builder.new_session_handler(lambda _r: NewSessionResponse(session_id="s1"))
-    builder.prompt_handler(rxacp_agent.prompt_async)
+    builder.prompt_handler(rxacp_agent.prompt_rx if rx else rxacp_agent.prompt_async)
     agent = builder.build()
     threading.Thread(target=agent.run, daemon=True).start()
     transport.ready.wait(10)
@@ -151,9 +155,10 @@ def run_agent(n: int, profile: bool) -> tuple[float, _Timed]:
     return timed.elapsed / n * 1e6, timed
 
 
-async def run_async_client(n: int, profile: bool) -> tuple[float, _Timed]:
+async def run_async_client(n: int, profile: bool, rx: bool = False) -> tuple[float, _Timed]:
     loop = asyncio.get_running_loop()
-    builder = AcpClient.async_(_FakeAgent()).session_update_consumer(lambda _n: None)
+    consumer: Any = (lambda _n: reactivex.empty()) if rx else (lambda _n: None)
+    builder = AcpClient.async_(_FakeAgent()).session_update_consumer(consumer)
     client = builder.event_loop(loop).build()
     async with client:
         await client.initialize()
@@ -184,10 +189,10 @@ def main() -> None:
     profile = "--profile" in sys.argv
     side = args[0] if args else "agent"
     n = int(args[1]) if len(args) > 1 else 20_000
-    if side == "agent":
-        us, timed = run_agent(n, profile)
-    elif side == "client":
-        us, timed = asyncio.run(run_async_client(n, profile))
+    if side in ("agent", "rx-agent"):
+        us, timed = run_agent(n, profile, rx=side == "rx-agent")
+    elif side in ("client", "rx-client"):
+        us, timed = asyncio.run(run_async_client(n, profile, rx=side == "rx-client"))
     elif side == "sync-client":
         us, timed = run_sync_client(n, profile)
     else:

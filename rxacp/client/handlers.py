@@ -19,6 +19,7 @@ for deciding when to cancel (the client does).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import threading
@@ -43,7 +44,7 @@ from ..schema.methods import (
     MethodSpec,
 )
 from ..session import AcpSession, IncomingNotification, IncomingRequest
-from ..session.adapters import as_observable
+from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
 from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
@@ -213,7 +214,7 @@ def _request_handler(
     fn: Callable[[Any], Any],
     blocking: bool,
     permissions: PermissionTracker,
-) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
+) -> Callable[[IncomingRequest], reactivex.Observable[Any] | None]:
     if spec.name != SESSION_REQUEST_PERMISSION:
         return request_handler(session, spec, fn, blocking=blocking)
 
@@ -252,7 +253,8 @@ def _consumers_handler(
     the loop).
 
     A consumer that returns an Observable holds the following consumers (and, through the
-    engine's ordered delivery, the next notification) until it completes. A failing consumer is
+    engine's ordered delivery, the next notification) until it completes; one that completed
+    while it was subscribed (``reactivex.empty()``...) holds nothing. A failing consumer is
     logged and does not stop the others.
     """
 
@@ -266,21 +268,26 @@ def _consumers_handler(
             if inspect.isawaitable(result):  # an async def consumer: awaited on the loop
                 result = as_observable(result)
             if isinstance(result, reactivex.Observable):
-                rest = index + 1
-
-                def remaining(_: Any, rest: int = rest) -> reactivex.Observable[Any]:
-                    return run_from(value, rest) or reactivex.empty()
-
-                def log_error(error: Exception, _: Any) -> reactivex.Observable[Any]:
-                    _log.error("a %s consumer's Observable failed: %s", model.__name__, error)
-                    return reactivex.empty()
-
-                return result.pipe(
+                # the fast path (Started): an Observable that completed while subscribed lets
+                # the next consumer run at once; one still working holds the rest until it ends
+                started = Started(result)
+                if started.done:
+                    if started.error is not None:
+                        log_error(started.error)
+                    continue
+                return started.waiting().pipe(
                     ops.ignore_elements(),
                     ops.catch(log_error),
-                    ops.concat(reactivex.defer(remaining)),
+                    ops.concat(reactivex.defer(functools.partial(remaining, value, index + 1))),
                 )
         return None
+
+    def remaining(value: Any, start: int, _scheduler: Any) -> reactivex.Observable[Any]:
+        return run_from(value, start) or reactivex.empty()
+
+    def log_error(error: Exception, _source: Any = None) -> reactivex.Observable[Any]:
+        _log.error("a %s consumer's Observable failed: %s", model.__name__, error)
+        return reactivex.empty()
 
     def run_blocking(value: Any) -> None:
         for consumer in consumers:

@@ -3,7 +3,10 @@
 - :func:`check_ext_method`: ACP reserves method names starting with ``_`` for extensions;
 - :func:`as_observable`: a handler's return value (an Observable, an awaitable or a plain
   value) as an Observable; an awaitable (an ``async def`` handler's coroutine) is awaited on
-  the connection's loop, from whichever thread the handler ran on (:func:`to_future`).
+  the connection's loop, from whichever thread the handler ran on (:func:`to_future`);
+- :class:`Started`: the fast path for an Observable a handler or consumer returned — subscribed
+  once, without reactivex's trampoline, its outcome taken at once when it settled while being
+  subscribed (``reactivex.empty()``, ``just(x)``, ``defer(...)`` of those).
 
 This module is *not* responsible for routing or running handlers; see ``dispatch.py``.
 """
@@ -12,11 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from typing import Any
 
 import reactivex
+from reactivex import abc
 
-__all__ = ["as_observable", "check_ext_method", "check_raw_method", "to_future"]
+from .direct import subscribe_direct
+
+__all__ = ["Started", "as_observable", "check_ext_method", "check_raw_method", "to_future"]
 
 
 def check_ext_method(method: Any, where: str = "") -> str:
@@ -81,3 +88,86 @@ def to_future(awaitable: Any, loop: asyncio.AbstractEventLoop | None = None) -> 
         return await awaitable
 
     return asyncio.run_coroutine_threadsafe(wait(), loop)
+
+
+class Started:
+    """An Observable a handler or consumer returned, subscribed at once.
+
+    This is the documented fast path for Observable-returning handlers and consumers: ``source``
+    is subscribed once, without reactivex's outermost current-thread trampoline
+    (:func:`~rxacp.session.direct.subscribe_direct`), and when it settles during that
+    subscription — ``reactivex.empty()``, ``reactivex.just(x)``, ``reactivex.defer(...)`` of
+    those, operators over them — :attr:`done` is already true when the constructor returns,
+    with :attr:`value` (its first value; ``None`` if it completed empty) and :attr:`error`: the
+    caller continues at once, with no operator chain and no loop turn. Otherwise
+    :meth:`waiting` is an Observable of the same outcome to wait on (disposing it disposes the
+    work). ``first=True`` (a request handler, whose first value answers) settles on the first
+    value; else (a consumer) on completion.
+    """
+
+    __slots__ = (
+        "_first",
+        "_lock",
+        "_observer",
+        "done",
+        "error",
+        "has_value",
+        "subscription",
+        "value",
+    )
+
+    def __init__(self, source: reactivex.Observable[Any], first: bool = False) -> None:
+        self._first = first
+        self.done = False
+        self.has_value = False
+        self.value: Any = None
+        self.error: Exception | None = None
+        self._observer: abc.ObserverBase[Any] | None = None
+        self._lock = threading.Lock()
+        self.subscription: abc.DisposableBase = subscribe_direct(
+            source, self._on_next, self._on_error, self._settle
+        )
+
+    def _on_next(self, value: Any) -> None:
+        if not self.has_value:
+            self.has_value, self.value = True, value
+            if self._first:
+                self._settle()
+
+    def _on_error(self, error: Exception) -> None:
+        self.error = error
+        self._settle()
+
+    def _settle(self) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.done = True
+            observer = self._observer
+        if observer is not None:
+            self._replay(observer)
+
+    def _replay(self, observer: abc.ObserverBase[Any]) -> None:
+        if self.error is not None:
+            observer.on_error(self.error)
+        else:
+            observer.on_next(self.value)
+            observer.on_completed()
+
+    def waiting(self) -> reactivex.Observable[Any]:
+        """The outcome once the work settles::
+
+        --v|   (v: the first value, or None if it completed empty)     --X   (it failed)
+        """
+
+        def hold(
+            observer: abc.ObserverBase[Any], _scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            with self._lock:
+                self._observer = observer
+                done = self.done
+            if done:  # settled between the subscription and this one
+                self._replay(observer)
+            return self.subscription
+
+        return reactivex.create(hold)

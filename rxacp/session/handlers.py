@@ -7,6 +7,9 @@ what the engine calls the same way, driven by the method's :class:`MethodSpec`:
   ``-32602`` ``"Invalid params: <where>: <what>"`` (the same text on either side);
 * :func:`run_handler`: the function's outcome as an Observable — on the worker pool for a
   blocking API, else its return value (Observable, awaitable or plain value) as is;
+* the fast path of a non-blocking handler: a plain value, or an Observable that settled while
+  it was subscribed (:class:`~rxacp.session.adapters.Started`), answers the request at once
+  (``IncomingRequest.respond``), with no Rx pipeline;
 * :func:`empty_result`: ``None`` (or an empty Observable) answers the method's empty response,
   or ``-32603`` naming the handler when that response has required fields;
 * :func:`request_handler` / :func:`notification_handler`: the three above, composed;
@@ -20,6 +23,7 @@ exist (the client and agent layers decide; they pass a ``before`` hook for their
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -30,7 +34,7 @@ from reactivex import operators as ops
 from ..errors import AcpErrorCodes, AcpProtocolException
 from ..schema._base import AcpModel, validation_errors
 from ..schema.methods import METHODS, MethodSpec
-from .adapters import as_observable
+from .adapters import Started, as_observable
 from .incoming import IncomingNotification, IncomingRequest
 
 if TYPE_CHECKING:
@@ -128,12 +132,15 @@ def request_handler(
     *,
     blocking: bool,
     before: Before | None = None,
-) -> Callable[[IncomingRequest], reactivex.Observable[Any]]:
+) -> Callable[[IncomingRequest], reactivex.Observable[Any] | None]:
     """The engine handler of a typed request (``spec``) or an extension request (``None``:
     raw params, any JSON result, ``None`` answers ``{}``)::
 
         params ok:        --R|      (R: the handler's first value, None -> empty response)
         params invalid:   X         (-32602 "Invalid params: <where>: <what>")
+
+    A non-blocking handler's plain value, or an Observable that settled while it was
+    subscribed, answers at once (the engine gets ``None``: answered).
     """
     params_type = spec.params_type if spec is not None else None
     result_type = spec.result_type if spec is not None else None
@@ -142,19 +149,54 @@ def request_handler(
     def answer(value: Any) -> Any:
         return empty_result(result_type, value, label)
 
-    def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
+    def handle(req: IncomingRequest) -> reactivex.Observable[Any] | None:
         params = parse_params(params_type, req.params)
         cleanup = before(req, params) if before is not None else None
+        started: Started | None = None
         try:
-            source = run_handler(session, fn, params, blocking=blocking)
+            if blocking:
+                source = run_handler(session, fn, params, blocking=True)
+            else:
+                result = fn(params)
+                if inspect.isawaitable(result):
+                    result = as_observable(result)
+                if not isinstance(result, reactivex.Observable):
+                    source = None
+                else:
+                    started = Started(result, first=True)
+                    source = None if started.done else started.waiting()
         except BaseException:
             if cleanup is not None:
                 cleanup()
             raise
+        if source is None:  # the fast path: a plain value, or an Observable already settled
+            if started is None:
+                _answer_now(req, None, result, answer, cleanup)
+            else:
+                started.subscription.dispose()  # answered by its first value, or its end
+                _answer_now(req, started.error, started.value, answer, cleanup)
+            return None
         answered = source.pipe(ops.default_if_empty(None), ops.map(answer))
         return answered if cleanup is None else answered.pipe(ops.finally_action(cleanup))
 
     return handle
+
+
+def _answer_now(
+    req: IncomingRequest,
+    error: BaseException | None,
+    value: Any,
+    answer: Callable[[Any], Any],
+    cleanup: Callable[[], None] | None,
+) -> None:
+    try:
+        if error is not None:
+            req.respond_error(error)
+        else:
+            req.respond(answer(value))  # answer() may raise: the engine answers that error
+    finally:
+        if cleanup is not None:
+            cleanup()
 
 
 def notification_handler(

@@ -236,6 +236,68 @@ def test_agent_cancel_request_disposes_the_client_handler_and_answers_request_ca
     assert client.pending_permission_requests == 0
 
 
+def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig) -> None:
+    later: Subject[ReadTextFileResponse] = Subject()
+    asked = threading.Event()
+
+    def read(_req: Any) -> reactivex.Observable[ReadTextFileResponse]:
+        asked.set()
+        return later
+
+    client = rig.async_builder().read_text_file_handler(read).build()
+    rig.on_close(client.close)
+    client.initialize().run()
+    answer = rig.agent.session.send_request(
+        m.FS_READ_TEXT_FILE, {"sessionId": SID, "path": "/tmp/x"}
+    )
+    got: list[Any] = []
+    answered = threading.Event()
+    answer.subscribe(lambda v: (got.append(v), answered.set()))
+    assert asked.wait(3)
+    assert got == []
+    client.session.runner.call(lambda: later.on_next(ReadTextFileResponse(content="late")))
+    assert answered.wait(3)
+    assert got[0]["content"] == "late"  # the raw answer (no result type given)
+
+
+def test_agent_cancel_request_disposes_a_pending_read_handler(rig: Rig) -> None:
+    asked = threading.Event()
+    disposed = threading.Event()
+
+    def read(_req: Any) -> reactivex.Observable[ReadTextFileResponse]:
+        asked.set()
+        return reactivex.never().pipe(ops.finally_action(disposed.set))
+
+    client = rig.async_builder().read_text_file_handler(read).build()
+    rig.on_close(client.close)
+    client.initialize().run()
+    params = {"sessionId": SID, "path": "/tmp/x"}
+    subscription = rig.agent.session.send_request(m.FS_READ_TEXT_FILE, params).subscribe()
+    assert asked.wait(3)
+    subscription.dispose()  # the agent's engine sends $/cancel_request
+    assert disposed.wait(3)
+    rig.agent.wait_for(
+        lambda: any(x.get("error", {}).get("code") == -32800 for x in rig.agent.received)
+    )
+
+
+def test_a_read_handler_returning_defer_of_just_is_answered_with_its_value(rig: Rig) -> None:
+    def read(_req: Any) -> reactivex.Observable[ReadTextFileResponse]:
+        return reactivex.defer(lambda _s: reactivex.just(ReadTextFileResponse(content="now")))
+
+    builder = rig.async_builder().read_text_file_handler(read)
+    assert _run(rig, builder, "read /tmp/a.txt") == ("end_turn", ["read:now"])
+
+
+def test_a_read_handler_observable_that_fails_answers_its_error(rig: Rig) -> None:
+    def read(_req: Any) -> reactivex.Observable[ReadTextFileResponse]:
+        return reactivex.throw(AcpProtocolException.resource_not_found("no /tmp/a.txt"))
+
+    builder = rig.async_builder().read_text_file_handler(read)
+    _stop, [report] = _run(rig, builder, "read /tmp/a.txt")
+    assert "-32002" in report or "no /tmp/a.txt" in report
+
+
 # ------------------------------------------------------------------- terminals, elicitation
 def _terminal_builder(builder: Any) -> Any:
     return (
@@ -295,6 +357,114 @@ def test_a_consumer_returning_an_observable_holds_the_next_update(rig: Rig) -> N
     client.session.runner.call(gate.on_completed)
     assert done.wait(3)
     assert first == second == ["0", "1", "2"]
+
+
+def test_consumers_whose_observables_complete_at_once_do_not_hold_the_inbox() -> None:
+    # the documented fast path: an Observable that completes while it is subscribed
+    # (reactivex.empty(), just(x), defer of those) is finished then and there
+    from rxacp.client.handlers import _consumers_handler
+    from rxacp.schema import SessionNotification
+
+    order: list[str] = []
+
+    def consumer(name: str, result: Any) -> Any:
+        return lambda _n: (order.append(name), result)[1]
+
+    handle = _consumers_handler(
+        SessionNotification,
+        [
+            consumer("empty", reactivex.empty()),
+            consumer("just", reactivex.just(1)),
+            consumer("defer", reactivex.defer(lambda _s: reactivex.just(2))),
+            consumer("plain", None),
+        ],
+    )
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    note = type("Note", (), {"params": params})()
+    assert handle(note) is None  # nothing left for the engine to wait on
+    assert order == ["empty", "just", "defer", "plain"]
+
+
+def test_a_consumer_still_working_holds_the_later_consumers_until_it_completes() -> None:
+    from rxacp.client.handlers import _consumers_handler
+    from rxacp.schema import SessionNotification
+
+    gate: Subject[Any] = Subject()
+    order: list[str] = []
+    disposed: list[bool] = []
+    held = gate.pipe(ops.finally_action(lambda: disposed.append(True)))
+    handle = _consumers_handler(
+        SessionNotification,
+        [lambda _n: (order.append("slow"), held)[1], lambda _n: order.append("after")],
+    )
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    note = type("Note", (), {"params": params})()
+    waiting = handle(note)
+    assert waiting is not None and order == ["slow"]
+    completed: list[bool] = []
+    waiting.subscribe(on_completed=lambda: completed.append(True))
+    assert order == ["slow"] and completed == []
+    gate.on_next("ignored")
+    gate.on_completed()
+    assert order == ["slow", "after"] and completed == [True] and disposed == [True]
+
+
+def test_a_consumer_observable_that_fails_is_logged_and_the_others_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from rxacp.client.handlers import _consumers_handler
+    from rxacp.schema import SessionNotification
+
+    order: list[str] = []
+    handle = _consumers_handler(
+        SessionNotification,
+        [
+            lambda _n: reactivex.throw(RuntimeError("consumer Rx bug")),
+            lambda _n: order.append("after"),
+        ],
+    )
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    assert handle(type("Note", (), {"params": params})()) is None
+    assert order == ["after"]
+    assert "consumer Rx bug" in caplog.text
+
+
+def test_disposing_a_held_consumer_disposes_its_work() -> None:
+    from rxacp.client.handlers import _consumers_handler
+    from rxacp.schema import SessionNotification
+
+    disposed: list[bool] = []
+    never = reactivex.never().pipe(ops.finally_action(lambda: disposed.append(True)))
+    handle = _consumers_handler(SessionNotification, [lambda _n: never])
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    waiting = handle(type("Note", (), {"params": params})())
+    assert waiting is not None
+    waiting.subscribe().dispose()
+    assert disposed == [True]
 
 
 def test_a_failing_consumer_does_not_stop_the_others(rig: Rig) -> None:

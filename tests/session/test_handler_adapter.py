@@ -19,14 +19,35 @@ from rxacp.session.handlers import (
 
 
 class _Req:
+    """The part of ``IncomingRequest`` a handler uses; records a direct answer (the fast path
+    of plain values and of Observables that settle while subscribed)."""
+
     def __init__(self, params: Any) -> None:
         self.params = params
+        self.answers: list[Any] = []
+
+    def respond(self, result: Any) -> bool:
+        self.answers.append(result)
+        return True
+
+    def respond_error(self, error: Any) -> bool:
+        self.answers.append(error)
+        return True
 
 
 def _answer(method: str, fn: Any, params: Any) -> Any:
     handle = request_handler(cast(Any, None), METHODS[method], fn, blocking=False)
+    req = _Req(params)
+    try:
+        source = handle(cast(IncomingRequest, req))
+    except AcpProtocolException as exc:
+        if exc.code == -32602:
+            raise
+        return exc  # answered by the engine with this error
+    if source is None:
+        return req.answers[0]
     out: list[Any] = []
-    handle(cast(IncomingRequest, _Req(params))).subscribe(out.append, out.append)
+    source.subscribe(out.append, out.append)
     return out[0]
 
 
@@ -67,8 +88,31 @@ def test_a_before_hook_runs_with_parsed_params_and_its_cleanup_after_the_answer(
         blocking=False,
         before=before,
     )
-    handle(cast(IncomingRequest, _Req({"sessionId": "s", "path": "/a"}))).subscribe()
+    req = _Req({"sessionId": "s", "path": "/a"})
+    assert handle(cast(IncomingRequest, req)) is None  # settled while subscribed: answered
     assert events == ["before /a", "cleanup"]
+    assert req.answers == [{"content": "x"}]
+
+
+def test_a_pending_observable_answers_later_and_its_cleanup_runs_after_the_answer() -> None:
+    from reactivex.subject import Subject
+
+    events: list[str] = []
+    later: Subject[Any] = Subject()
+    handle = request_handler(
+        cast(Any, None),
+        METHODS["fs/read_text_file"],
+        lambda p: later,
+        blocking=False,
+        before=lambda _r, _p: lambda: events.append("cleanup"),
+    )
+    source = handle(cast(IncomingRequest, _Req({"sessionId": "s", "path": "/a"})))
+    assert source is not None
+    out: list[Any] = []
+    source.subscribe(out.append)
+    assert out == [] and events == []
+    later.on_next({"content": "late"})
+    assert out == [{"content": "late"}] and events == ["cleanup"]
 
 
 def test_unhandled_hints_name_the_builder_call_for_each_role() -> None:

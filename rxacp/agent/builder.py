@@ -73,6 +73,16 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.max_prompt_duration = duration
         return self
 
+    def hold_prompt_while_cancelling(self, enabled: bool = True) -> Self:
+        """SDK policy (default off): a prompt that arrives while its session's turn is being
+        cancelled waits until the cancelled turn was answered, then runs, instead of being
+        refused ``-32600``; bounded by the cancel grace period (``-32600`` if the turn still
+        has not answered then). See ``docs/cancellation.md``."""
+        if not isinstance(enabled, bool):
+            raise TypeError(f"enabled must be a bool, not {type(enabled).__name__}")
+        self._config.hold_prompt_while_cancelling = enabled
+        return self
+
     def prompt_timeouts(self, timeouts: PromptTimeouts) -> Self:
         """Both prompt-turn timers at once (Java ``promptTimeouts``): ``PromptTimeouts.DEFAULTS``
         (60 s grace, no maximum), ``PromptTimeouts.NONE``, or a ``with_*`` copy."""

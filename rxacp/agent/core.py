@@ -43,6 +43,7 @@ from ..session.handlers import (
     unhandled_hint,
 )
 from ..transport.base import AcpTransport
+from .held import HeldPrompts, busy_error
 from .turn import SESSION_CLOSE, PromptTurn
 
 __all__ = ["AgentConfig", "AgentCore"]
@@ -64,6 +65,7 @@ class AgentConfig:
         self.loop: Any = None
         self.max_workers = 32
         self.executor: Any = None
+        self.hold_prompt_while_cancelling = False
         self.agent_info: Implementation | None = None
         self.agent_capabilities: AgentCapabilities | None = None
         self.prompt_capabilities: PromptCapabilities | None = None
@@ -95,6 +97,13 @@ class AgentCore:
         )
         self.client_capabilities: NegotiatedCapabilities | None = None
         self.turns: dict[str, PromptTurn] = {}
+        self.held = HeldPrompts(
+            self.session,
+            self.cancel_grace_period,
+            enabled=config.hold_prompt_while_cancelling,
+            active=self.turns.__contains__,
+        )
+        """Prompts that arrived during a cancelling turn (the builder option; SDK policy)."""
         self._context_factory: Callable[[PromptTurn], Any] | None = None
         self.session.unhandled_request_hint = unhandled_hint("agent")
         self.session.add_close_listener(lambda _exc: self._on_connection_closed())
@@ -142,9 +151,11 @@ class AgentCore:
 
     def _close_turn(self, _req: IncomingRequest, params: Any) -> None:
         """``session/close`` cancels the session's running turn before the user's handler."""
-        turn = self.turns.get(getattr(params, "session_id", None) or "")
+        session_id = getattr(params, "session_id", None) or ""
+        turn = self.turns.get(session_id)
         if turn is not None:
             turn.cancel_from_session(SESSION_CLOSE)
+        self.held.cancel(session_id)
 
     # ------------------------------------------------------------------ initialize
     def _initialize(self, req: IncomingRequest) -> reactivex.Observable[Any]:
@@ -186,13 +197,10 @@ class AgentCore:
         spec = METHODS["session/prompt"]
         request = parse_params(spec.params_type, req.params)
         session_id: str = request.session_id
-        if session_id in self.turns:
-            req.respond_error(
-                AcpProtocolException.invalid_request(
-                    f"session {session_id} already has an active prompt turn; wait for its "
-                    "answer (also after session/cancel) before prompting again"
-                )
-            )
+        active = self.turns.get(session_id)
+        if active is not None:
+            if not self.held.hold(active, req, lambda: self._prompt(req)):
+                req.respond_error(busy_error(session_id))
             return
         turn = PromptTurn(self, req, session_id, request)
         self.turns[session_id] = turn
@@ -224,6 +232,7 @@ class AgentCore:
         turn = self.turns.get(params.session_id)
         if turn is not None:
             turn.cancel_from_session()
+        self.held.cancel(params.session_id)
         user = self.config.handlers.get("session/cancel")
         if user is not None:
             run_handler(self.session, user, params, blocking=self.blocking).subscribe(
@@ -234,11 +243,13 @@ class AgentCore:
         """Forget an answered turn, so its session can start the next one."""
         if self.turns.get(turn.session_id) is turn:
             del self.turns[turn.session_id]
+            self.held.turn_answered(turn.session_id)
 
     def _on_connection_closed(self) -> None:
         for turn in list(self.turns.values()):
             turn.on_connection_closed()
         self.turns.clear()
+        self.held.clear()
 
     # ------------------------------------------------------------------ agent → client
     def call(self, method: str, params: Any) -> AcpObservable[Any]:

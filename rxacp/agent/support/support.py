@@ -125,6 +125,13 @@ class AcpAgentSupportBuilder:
         to_seconds(duration, name="max_prompt_duration")
         return self._option("max_prompt_duration", duration)
 
+    def hold_prompt_while_cancelling(self, enabled: bool = True) -> Self:
+        """SDK policy (default off): hold a prompt that arrives while its session's turn is
+        being cancelled until that turn answered (see the agent builders' option)."""
+        if not isinstance(enabled, bool):
+            raise TypeError(f"enabled must be a bool, not {type(enabled).__name__}")
+        return self._option("hold_prompt_while_cancelling", enabled)
+
     def prompt_timeouts(self, timeouts: PromptTimeouts) -> Self:
         """Both prompt-turn timers at once (see :class:`~rxacp.agent.PromptTimeouts`)."""
         if not isinstance(timeouts, PromptTimeouts):

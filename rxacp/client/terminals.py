@@ -145,9 +145,12 @@ class _Terminal:
         stream = self.proc.stdout
         assert stream is not None
         fd = stream.fileno()
+        poller = select.poll()  # not select(): descriptors above 1024 are fine
+        poller.register(fd, select.POLLIN)
+        poller.register(self._stop_r, select.POLLIN)
         try:
             while True:
-                ready, _, _ = select.select([fd, self._stop_r], [], [])
+                ready = {ready_fd for ready_fd, _ in poller.poll()}
                 if self._stop_r in ready and fd not in ready:
                     return
                 chunk = os.read(fd, _CHUNK)

@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import reactivex
 
@@ -25,12 +25,15 @@ from rxacp.agent import AcpAgent, AcpSyncAgent, SyncPromptContext
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import (
     AcpModel,
+    CancelNotification,
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    NewSessionRequest,
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
+    SessionNotification,
 )
 from rxacp.schema.helpers import agent_message_text, session_update_from_wire
 from rxacp.schema.methods import METHODS, MethodSpec
@@ -40,7 +43,7 @@ from rxacp.transport.base import AcpTransport
 from ._traffic import RecordingTransport, TrafficLog, WireFrame, describe_messages
 from .memory import InMemoryTransport, InMemoryTransportPair
 
-__all__ = ["DEFAULT_PROMPT_CAPABILITIES", "MockAcpAgent", "PromptScript"]
+__all__ = ["DEFAULT_PROMPT_CAPABILITIES", "MockAcpAgent", "MockAcpAgentBuilder", "PromptScript"]
 
 PromptScript = Callable[[PromptRequest, SyncPromptContext], Any]
 """``fn(request, ctx)`` run on a worker thread for each prompt; returns a ``PromptResponse``,
@@ -257,6 +260,59 @@ class MockAcpAgent:
         params = self.expect_received("session/prompt", count, timeout)
         return [PromptRequest.from_wire(p) for p in params]
 
+    # ------------------------------------------------------------------ Java kit parity
+    @staticmethod
+    def builder(transport: AcpTransport | None = None) -> MockAcpAgentBuilder:
+        """A builder with the Java kit's methods in snake_case (Java
+        ``MockAcpAgent.builder(transport)``); the keyword arguments of the constructor work
+        as well. ``transport`` defaults to a new in-memory pair (see :attr:`client_transport`)::
+
+            agent = (MockAcpAgent.builder()
+                     .initialize_response(InitializeResponse.ok())
+                     .prompt_response(lambda req: PromptResponse.end_turn())
+                     .build())
+        """
+        return MockAcpAgentBuilder(transport)
+
+    @classmethod
+    def create_default(cls, transport: AcpTransport | None = None) -> MockAcpAgent:
+        """A mock with the default answers (Java ``createDefault``)."""
+        return cls(transport)
+
+    def start(self) -> MockAcpAgent:
+        """Nothing to do: the mock runs from construction on (Java ``start()``)."""
+        return self
+
+    def send_session_update(self, session_id: str, update: Any) -> None:
+        """Send a ``session/update`` to the client outside any prompt turn (Java
+        ``sendSessionUpdate``). ``update``: a ``SessionUpdate`` model, its wire dict, or a
+        ``str`` (an ``agent_message_chunk``)."""
+        if not isinstance(session_id, str) or not session_id:
+            raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
+        self._agent.send_session_update(
+            SessionNotification(session_id=session_id, update=_as_update(update))
+        )
+
+    def get_received_init_requests(self) -> list[InitializeRequest]:
+        """Every ``initialize`` request received, parsed (Java ``getReceivedInitRequests``)."""
+        return [InitializeRequest.from_wire(p) for p in self.calls("initialize")]
+
+    def get_received_new_session_requests(self) -> list[NewSessionRequest]:
+        """Every ``session/new`` request received, parsed."""
+        return [NewSessionRequest.from_wire(p) for p in self.calls("session/new")]
+
+    def get_received_prompts(self) -> list[PromptRequest]:
+        """Every ``session/prompt`` received, parsed (same as :attr:`prompts`)."""
+        return self.prompts
+
+    def get_received_cancellations(self) -> list[CancelNotification]:
+        """Every ``session/cancel`` notification received, parsed."""
+        return [CancelNotification.from_wire(p) for p in self.calls("session/cancel")]
+
+    def close_gracefully(self) -> None:
+        """Close (the mock holds no queued work worth draining; Java ``closeGracefully``)."""
+        self.close()
+
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Stop the agent (held turns are released) and join its threads. Idempotent."""
@@ -383,3 +439,79 @@ def _canned_turn(
         return PromptResponse.of(stop_reason)
 
     return turn
+
+
+class MockAcpAgentBuilder:
+    """Builds a :class:`MockAcpAgent` the Java kit's way (``MockAcpAgent.builder()``).
+
+    Java's ``initializeResponse``, ``newSessionResponse``, ``promptResponse`` and
+    ``requestTimeout`` in snake_case, plus the constructor's other options; ``build()`` starts
+    the mock. Each answer can also be scripted later with ``mock.on(...)``/``on_prompt``.
+    """
+
+    def __init__(self, transport: AcpTransport | None = None) -> None:
+        self._transport = transport
+        self._options: dict[str, Any] = {}
+        self._scripts: dict[str, Any] = {}
+        self._prompt: Callable[[PromptRequest], Any] | None = None
+
+    def initialize_response(self, response: InitializeResponse | Mapping[str, Any]) -> Self:
+        """The answer to every ``initialize`` (default: what the scripts imply)."""
+        self._scripts["initialize"] = response
+        return self
+
+    def new_session_response(self, response: NewSessionResponse | Mapping[str, Any]) -> Self:
+        """The answer to every ``session/new`` (default: a fresh ``mock-session-N``)."""
+        self._scripts["session/new"] = response
+        return self
+
+    def prompt_response(self, provider: Callable[[PromptRequest], Any]) -> Self:
+        """``provider(request)`` answers each prompt (a ``PromptResponse``, a stop reason or
+        ``None``); for updates during the turn use ``mock.on_prompt(script)``."""
+        if not callable(provider):
+            raise TypeError("prompt_response takes a callable provider(request)")
+        self._prompt = provider
+        return self
+
+    def request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of the mock's own requests to the client (default 5 s)."""
+        self._options["request_timeout"] = timeout
+        return self
+
+    def cancel_grace_period(self, period: Duration | None) -> Self:
+        """The mock agent's cancel grace period (default 5 s)."""
+        self._options["cancel_grace_period"] = period
+        return self
+
+    def agent_capabilities(self, capabilities: AcpModel | Mapping[str, Any]) -> Self:
+        """Advertise exactly these capabilities."""
+        self._options["agent_capabilities"] = capabilities
+        return self
+
+    def agent_info(self, info: Implementation | Mapping[str, Any]) -> Self:
+        """The ``agentInfo`` to advertise."""
+        self._options["agent_info"] = info
+        return self
+
+    def timeout(self, seconds: float) -> Self:
+        """Bound of the mock's own waits (``expect_*``; default 5 s)."""
+        self._options["timeout"] = seconds
+        return self
+
+    def build(self) -> MockAcpAgent:
+        """The mock, running."""
+        mock = MockAcpAgent(self._transport, **self._options)
+        try:
+            for method, answer in self._scripts.items():
+                if method == "initialize":
+                    with mock._lock:
+                        mock._scripts[method] = answer
+                else:
+                    mock.on(method, answer)
+            provider = self._prompt
+            if provider is not None:
+                mock.on_prompt(lambda request, _ctx: provider(request))
+        except BaseException:
+            mock.close()
+            raise
+        return mock

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import reactivex
 
@@ -28,7 +28,11 @@ from rxacp.schema import (
     NewSessionRequest,
     PromptRequest,
     PromptResponse,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    RequestPermissionRequest,
     SessionNotification,
+    WriteTextFileRequest,
 )
 from rxacp.schema.methods import METHODS
 from rxacp.session import IncomingRequest
@@ -38,7 +42,7 @@ from ._client_answers import DEFAULT_CLIENT_CAPABILITIES, CannedClientAnswers
 from ._traffic import RecordingTransport, TrafficLog, WireFrame, describe_messages, summarize
 from .memory import InMemoryTransport, InMemoryTransportPair
 
-__all__ = ["DEFAULT_CLIENT_CAPABILITIES", "MockAcpClient"]
+__all__ = ["DEFAULT_CLIENT_CAPABILITIES", "MockAcpClient", "MockAcpClientBuilder"]
 
 _CLIENT_REQUESTS = [s for s in METHODS.values() if s.side == "client" and s.kind == "request"]
 
@@ -346,6 +350,49 @@ class MockAcpClient(CannedClientAnswers):
             self._updates.append(notification)
             self._traffic.cond.notify_all()
 
+    # ------------------------------------------------------------------ Java kit parity
+    @staticmethod
+    def builder(transport: AcpTransport | None = None) -> MockAcpClientBuilder:
+        """A builder with the Java kit's methods in snake_case (Java
+        ``MockAcpClient.builder(transport)``); the constructor's keyword arguments work too::
+
+            client = (MockAcpClient.builder(transport)
+                      .permission_response(lambda req: RequestPermissionResponse.selected("allow"))
+                      .file_content("/path/to/file.txt", "file contents")
+                      .build())
+        """
+        return MockAcpClientBuilder(transport)
+
+    @classmethod
+    def create_default(cls, transport: AcpTransport | None = None) -> MockAcpClient:
+        """A mock with the default answers (Java ``createDefault``)."""
+        return cls(transport)
+
+    def get_received_updates(self) -> list[SessionNotification]:
+        """Every ``session/update`` received (Java ``getReceivedUpdates``; :attr:`updates`)."""
+        return self.updates
+
+    def get_received_permission_requests(self) -> list[RequestPermissionRequest]:
+        """Every permission request the agent made (:attr:`permission_requests`)."""
+        with self._answers_lock:
+            return list(self.permission_requests)
+
+    def get_received_file_read_requests(self) -> list[ReadTextFileRequest]:
+        """Every ``fs/read_text_file`` request, parsed."""
+        return [ReadTextFileRequest.from_wire(p) for p in self.calls("fs/read_text_file")]
+
+    def get_received_file_write_requests(self) -> list[WriteTextFileRequest]:
+        """Every ``fs/write_text_file`` request, parsed."""
+        return [WriteTextFileRequest.from_wire(p) for p in self.calls("fs/write_text_file")]
+
+    def get_current_session_id(self) -> str | None:
+        """The session :meth:`prompt` uses (:attr:`session_id`)."""
+        return self.session_id
+
+    def close_gracefully(self) -> None:
+        """Close gracefully (Java ``closeGracefully``); :meth:`close` is graceful already."""
+        self.close()
+
     def _handler(self, method: str) -> Callable[[Any], Any]:
         return lambda request: self.answer(method, request)
 
@@ -419,3 +466,96 @@ class _Call:
         if "error" in self._box:
             raise self._box["error"]
         return self._box.get("value")
+
+
+class MockAcpClientBuilder:
+    """Builds a :class:`MockAcpClient` the Java kit's way (``MockAcpClient.builder()``).
+
+    Java's ``permissionResponse``, ``readFileResponse``, ``fileContent``,
+    ``writeFileResponse`` and ``requestTimeout`` in snake_case, plus the constructor's other
+    options. Java's kit allows every permission by default; this one, like rxacp, never
+    auto-approves (default ``"reject"``): pass ``permission_response`` to allow.
+    """
+
+    def __init__(self, transport: AcpTransport | None = None) -> None:
+        self._transport = transport
+        self._options: dict[str, Any] = {}
+        self._files: dict[str, str] = {}
+        self._permission: Any = None
+        self._read: Callable[[ReadTextFileRequest], Any] | None = None
+        self._write: Callable[[WriteTextFileRequest], Any] | None = None
+
+    def permission_response(self, handler: Callable[[RequestPermissionRequest], Any]) -> Self:
+        """``handler(request)`` answers each permission request (a response, an option id,
+        ``"allow"``/``"reject"``/``"cancel"``)."""
+        if not callable(handler):
+            raise TypeError("permission_response takes a callable handler(request)")
+        self._permission = handler
+        return self
+
+    def read_file_response(self, handler: Callable[[ReadTextFileRequest], Any]) -> Self:
+        """``handler(request)`` answers ``fs/read_text_file`` for paths without
+        :meth:`file_content`."""
+        if not callable(handler):
+            raise TypeError("read_file_response takes a callable handler(request)")
+        self._read = handler
+        return self
+
+    def file_content(self, path: str, content: str) -> Self:
+        """Serve ``content`` for ``path`` (checked before ``read_file_response``)."""
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise ValueError(f"ACP file paths are absolute; got {path!r}")
+        self._files[path] = content
+        return self
+
+    def write_file_response(self, handler: Callable[[WriteTextFileRequest], Any]) -> Self:
+        """``handler(request)`` answers ``fs/write_text_file`` (default: record the file)."""
+        if not callable(handler):
+            raise TypeError("write_file_response takes a callable handler(request)")
+        self._write = handler
+        return self
+
+    def request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of the mock's requests to the agent (default 5 s)."""
+        self._options["request_timeout"] = timeout
+        return self
+
+    def client_capabilities(self, capabilities: ClientCapabilities | Mapping[str, Any]) -> Self:
+        """What ``initialize`` advertises (default :data:`DEFAULT_CLIENT_CAPABILITIES`)."""
+        self._options["client_capabilities"] = capabilities
+        return self
+
+    def timeout(self, seconds: float) -> Self:
+        """Bound of the mock's own waits (default 5 s)."""
+        self._options["timeout"] = seconds
+        return self
+
+    def cwd(self, cwd: str) -> Self:
+        """Working directory of the sessions it creates (default ``/``)."""
+        self._options["cwd"] = cwd
+        return self
+
+    def build(self) -> MockAcpClient:
+        """The mock client (serving the agent's requests at once)."""
+        mock = MockAcpClient(self._transport, **self._options)
+        try:
+            for path, content in self._files.items():
+                mock.file(path, content)
+            if self._permission is not None:
+                mock.permission(self._permission)
+            read = self._read
+            if read is not None:
+                files = dict(self._files)
+
+                def answer_read(request: ReadTextFileRequest) -> Any:
+                    if request.path in files:
+                        return ReadTextFileResponse(content=files[request.path])
+                    return read(request)
+
+                mock.on("fs/read_text_file", answer_read)
+            if self._write is not None:
+                mock.on("fs/write_text_file", self._write)
+        except BaseException:
+            mock.close()
+            raise
+        return mock

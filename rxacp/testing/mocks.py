@@ -14,15 +14,22 @@ from __future__ import annotations
 
 from ._agents import start_agent
 from ._client_answers import DEFAULT_CLIENT_CAPABILITIES, PermissionAnswer, ScriptedTerminal
-from ._mock_agent import DEFAULT_PROMPT_CAPABILITIES, MockAcpAgent, PromptScript
-from ._mock_client import MockAcpClient
+from ._mock_agent import (
+    DEFAULT_PROMPT_CAPABILITIES,
+    MockAcpAgent,
+    MockAcpAgentBuilder,
+    PromptScript,
+)
+from ._mock_client import MockAcpClient, MockAcpClientBuilder
 from ._traffic import RecordingTransport, TrafficLog, WireFrame
 
 __all__ = [
     "DEFAULT_CLIENT_CAPABILITIES",
     "DEFAULT_PROMPT_CAPABILITIES",
     "MockAcpAgent",
+    "MockAcpAgentBuilder",
     "MockAcpClient",
+    "MockAcpClientBuilder",
     "PermissionAnswer",
     "PromptScript",
     "RecordingTransport",

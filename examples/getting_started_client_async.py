@@ -48,7 +48,8 @@ async def main() -> None:
         # --8<-- [end:stop]
 
         # --8<-- [start:dispose]
-        # Giving up is disposal: take_until disposes the prompt, rxacp sends $/cancel_request.
+        # Giving up is disposal: take_until disposes the prompt, rxacp sends session/cancel and
+        # $/cancel_request.
         gave_up = await client.prompt(PromptRequest.text(session.session_id, "slow 10")).pipe(
             ops.take_until(reactivex.timer(0.3)),
             ops.map(lambda response: response.stop_reason),

@@ -50,6 +50,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
     commands = {
         "client_sync": [sys.executable, "examples/getting_started_client_sync.py"],
         "client_async": [sys.executable, "examples/getting_started_client_async.py"],
+        "client_rx": [sys.executable, "examples/getting_started_client_rx.py"],
         "migration": [sys.executable, "examples/getting_started_migration.py"],
         "local_tools": [sys.executable, "examples/local_files_and_terminals.py"],
         "agent_sync_echo": agent_prompt("getting_started_agent_sync.py", "hello", "world"),
@@ -108,6 +109,19 @@ def test_async_client_composes_a_turn_stops_one_and_gives_up_on_one(
     # and even after its line was printed, until the process exits
     assert " [gave up: $/cancel_request sent]" in lines[2], run.explain()
     assert all("[" not in line for line in lines[3:]), run.explain()
+
+
+def test_rx_client_streams_a_turn_watches_updates_and_gives_up_on_a_turn(
+    runs: dict[str, Run],
+) -> None:
+    run = runs["client_rx"]
+    assert run.returncode == 0, run.explain()
+    assert run.stdout.splitlines() == [
+        "Every ACP request [end_turn]",
+        "updates seen: ['agent_message_chunk']",
+        "gave up",
+        "still here [end_turn]",
+    ], run.explain()
 
 
 def test_ready_made_handlers_serve_a_file_and_two_commands_then_kill_nothing_left(

@@ -4,8 +4,10 @@
 group, writes frames to its stdin, reads frames from its stdout with :class:`LineFramer` (no
 64 KiB line limit), always drains its stderr (keeping a bounded tail for error reports), and on
 :meth:`~StdioAcpClientTransport.close` escalates stdin close → SIGTERM → SIGKILL over the whole
-process group, reaping everything it started. :class:`StdioAcpAgentTransport` (an agent's own
-stdio) lives in :mod:`rxacp.transport.stdio_agent` and is re-exported here.
+process group, reaping everything it started, and (Linux) also ends the descendants that had
+left the group (``setsid()``), found below the agent before stdin is closed.
+:class:`StdioAcpAgentTransport` (an agent's own stdio) lives in
+:mod:`rxacp.transport.stdio_agent` and is re-exported here.
 
 This module is *not* responsible for JSON, JSON-RPC ids or ACP semantics: a frame is one line.
 """
@@ -310,6 +312,9 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         assert self._exited is not None
         if self._finish_task is not None and not self._finish_task.done():
             self._finish_task.cancel()
+        # Descendants that left the process group (setsid(), setpgid()) are found now, while
+        # the agent still runs and they still hang below it: once it exits they are orphans.
+        escaped = _escaped_descendants(self._pid) if self._pid is not None else {}
         if self._stdin is not None:
             self._stdin.close()
         exited = await self._wait(self._exited, p.close_timeout)
@@ -318,6 +323,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             await self._wait_group_gone(p.terminate_timeout)
             if self._signal_group(signal.SIGKILL):
                 await self._wait_group_gone(2.0)  # SIGKILL is delivered asynchronously
+        if escaped:
+            await self._end_escaped(escaped, p.terminate_timeout)
         if self._transport is not None:
             self._transport.close()
         if self._stderr_eof is not None:
@@ -352,6 +359,24 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         except (ProcessLookupError, PermissionError):
             return False
         return True
+
+    async def _end_escaped(self, escaped: dict[int, bytes], timeout: float) -> None:
+        """SIGTERM, then SIGKILL, the descendants that had left the agent's process group."""
+        assert self._loop is not None
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            alive = {pid: start for pid, start in escaped.items() if _is_live(pid, start)}
+            if not alive:
+                return
+            _log.debug("signalling %d descendant(s) outside the agent's group", len(alive))
+            for pid in alive:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+            deadline = self._loop.time() + (timeout if sig == signal.SIGTERM else 2.0)
+            delay = 0.001
+            while any(_is_live(p, st) for p, st in alive.items()) and self._loop.time() < deadline:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            escaped = alive
 
     async def _wait_group_gone(self, timeout: float) -> None:
         assert self._exited is not None and self._loop is not None
@@ -479,6 +504,46 @@ def _group_has_live_member(pgid: int) -> bool:
         if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
             return True
     return False
+
+
+def _proc_stat(pid: int | str) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _escaped_descendants(root: int) -> dict[int, bytes]:
+    """Descendants of ``root`` in another process group than ``root``'s, by pid -> start time
+    (so a reused pid is never signalled). Empty without ``/proc``."""
+    try:
+        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return {}
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[int, bytes]] = {}
+    for pid in entries:
+        fields = _proc_stat(pid)
+        if fields is None or len(fields) < 20 or fields[0] == b"Z":
+            continue
+        children.setdefault(int(fields[1]), []).append(pid)
+        info[pid] = (int(fields[2]), fields[19])
+    found: dict[int, bytes] = {}
+    pending = list(children.get(root, ()))
+    while pending:
+        pid = pending.pop()
+        pgid, start = info[pid]
+        if pgid != root:
+            found[pid] = start
+        pending.extend(children.get(pid, ()))
+    return found
+
+
+def _is_live(pid: int, start: bytes) -> bool:
+    fields = _proc_stat(pid)
+    return fields is not None and len(fields) > 19 and fields[19] == start and fields[0] != b"Z"
 
 
 def _set(fut: asyncio.Future[None] | None) -> None:

@@ -12,6 +12,7 @@ tests/reference_agent/test_process.py
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -119,3 +120,42 @@ def test_sessions_over_stdio_leave_no_thread_after_close(figure: Figure) -> None
     session.close()
     assert wait_until(lambda: rxacp_threads() == before, 5.0), rxacp_threads()
     figure("rxacp_threads_after_close", len(rxacp_threads()) - len(before))
+
+
+ESCAPE = (
+    "import os, signal, time; os.setsid(); signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print(os.getpid(), flush=True); time.sleep(600)"
+)
+
+
+def test_a_grandchild_that_called_setsid_does_not_survive_close(figure: Figure) -> None:
+    """Issue 17 item 10. The grandchild leaves the agent's process group (``setsid()``) and
+    ignores SIGTERM, so the group kill cannot reach it. Before: it survived every ``close()``.
+    Now close() finds the descendants outside the group below the agent and ends them."""
+    script = f"{sys.executable} -c '{ESCAPE}' >&2 & exec cat"
+
+    def trial() -> int | None:
+        pids: list[int] = []
+        params = AgentParameters(
+            "sh",
+            ["-c", script],
+            close_timeout=0.05,
+            terminate_timeout=0.2,
+            on_stderr_line=lambda line: pids.append(int(line)),
+        )
+        session = AcpSession(StdioAcpClientTransport(params), role="client")
+        session.start()
+        assert wait_until(lambda: bool(pids), 10.0), "the grandchild did not start"
+        session.close()
+        escaped = pids[0]
+        if wait_until(lambda: processes().get(escaped, (0, 0, "Z"))[2] == "Z", 5.0):
+            return None
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(escaped, 9)
+        return escaped
+
+    trials = scaled(5, 50)
+    survivors = [pid for pid in (trial() for _ in range(trials)) if pid is not None]
+    figure("trials", trials)
+    figure("setsid_grandchildren_surviving_close", len(survivors))
+    assert survivors == []

@@ -17,7 +17,8 @@ Every path an agent sends is checked before anything is opened:
 - anything that is not a regular file (FIFO, socket, device, directory) is refused ``-32602``
   naming what it is, after an ``lstat`` and again after a non-blocking open, so a FIFO never
   blocks a worker thread;
-- a missing file (read) is ``-32002`` (resource not found); a non-UTF-8 file or a file over
+- a missing file (read) is ``-32002`` with the message ``Resource not found: <path>`` (agents
+  such as gemini-cli recognise a missing file by it); a non-UTF-8 file or a file over
   ``max_file_bytes`` is ``-32602``.
 
 ``line`` (1-based, as the spec says) and ``limit`` (a number of lines) are honoured; lines end
@@ -73,6 +74,13 @@ _OPENAT = (
     and bool(_NOFOLLOW and _DIRECTORY)
 )
 _PROC_FD = "/proc/self/fd"
+
+
+def _missing(path: str) -> AcpProtocolException:
+    """``-32002`` for a missing file, with the standard message (the TS SDK's resourceNotFound):
+    agents tell a missing file from a failure by it (gemini-cli 0.61 matches "Resource not
+    found")."""
+    return AcpProtocolException.resource_not_found(f"Resource not found: {path}", {"path": path})
 
 
 def _invalid(message: str) -> AcpProtocolException:
@@ -218,9 +226,7 @@ class WorkspaceFileSystem:
                 return os.open(name, dir_flags, dir_fd=dir_fd)
             except FileNotFoundError:
                 if not create:
-                    raise AcpProtocolException.resource_not_found(
-                        f"file not found: {path}"
-                    ) from None
+                    raise _missing(path) from None
                 if attempt:
                     break
                 try:
@@ -244,7 +250,7 @@ class WorkspaceFileSystem:
         except OSError as exc:
             raise _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}") from None
         if before is None and not flags & os.O_CREAT:
-            raise AcpProtocolException.resource_not_found(f"file not found: {path}")
+            raise _missing(path)
         if before is not None and not stat.S_ISREG(before.st_mode):
             raise _invalid(f"{path} is {_kind(before.st_mode)}, not a regular file")
         try:
@@ -302,7 +308,7 @@ class WorkspaceFileSystem:
     @staticmethod
     def _open_error(path: str, exc: OSError) -> AcpProtocolException:
         if isinstance(exc, FileNotFoundError):
-            return AcpProtocolException.resource_not_found(f"file not found: {path}")
+            return _missing(path)
         if isinstance(exc, IsADirectoryError):
             return _invalid(f"{path} is a directory")
         if exc.errno == errno.ELOOP:

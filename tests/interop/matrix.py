@@ -37,16 +37,21 @@ NA = "N/A"
 
 
 class Matrix:
-    """Peer x scenario -> verdict; thread safe; peers appear in the order first recorded."""
+    """Peer x scenario -> verdict; thread safe; peers appear in the order first recorded.
 
-    def __init__(self) -> None:
+    ``scenarios`` are the columns (default: the interop matrix's); the field suite
+    (``tests/field``) keeps its own instance with its own columns.
+    """
+
+    def __init__(self, scenarios: tuple[str, ...] = SCENARIOS) -> None:
+        self.scenarios = scenarios
         self.cells: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
 
     def set(self, peer: str, scenario: str, status: str) -> None:
-        """Record ``status`` (PASS / FAIL / N/A) for one cell; FAIL is never overwritten."""
-        if scenario not in SCENARIOS:
-            raise ValueError(f"unknown interop scenario {scenario!r}; known: {SCENARIOS}")
+        """Record ``status`` (PASS / FAIL / N/A / QUIRK) for one cell; FAIL is never overwritten."""
+        if scenario not in self.scenarios:
+            raise ValueError(f"unknown scenario {scenario!r}; known: {self.scenarios}")
         with self._lock:
             row = self.cells.setdefault(peer, {})
             if row.get(scenario) != "FAIL":
@@ -69,15 +74,16 @@ class Matrix:
         if not rows:
             return []
         width = max(len(p) for p in rows)
-        cols = [max(len(s), 4) for s in SCENARIOS]
+        scenarios = self.scenarios
+        cols = [max(len(s), 5) for s in scenarios]
         header = (
             " " * width
             + " | "
-            + " | ".join(s.ljust(c) for s, c in zip(SCENARIOS, cols, strict=True))
+            + " | ".join(s.ljust(c) for s, c in zip(scenarios, cols, strict=True))
         )
         lines = [header, "-" * len(header)]
         for peer, row in rows.items():
-            pairs = zip(SCENARIOS, cols, strict=True)
+            pairs = zip(scenarios, cols, strict=True)
             cells = " | ".join(row.get(s, "-").ljust(c) for s, c in pairs)
             lines.append(peer.ljust(width) + " | " + cells)
         return lines
@@ -86,8 +92,10 @@ class Matrix:
         """``{"scenarios": [...], "peers": {peer: {scenario: verdict}}}``."""
         with self._lock:
             return {
-                "scenarios": list(SCENARIOS),
-                "peers": {p: {s: r.get(s, "-") for s in SCENARIOS} for p, r in self.cells.items()},
+                "scenarios": list(self.scenarios),
+                "peers": {
+                    p: {s: r.get(s, "-") for s in self.scenarios} for p, r in self.cells.items()
+                },
             }
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "STREAM_SENTENCE",
     "STREAM_WORDS",
     "STUBBORN_WORDS",
+    "VOCABULARY",
     "AskPermission",
     "Effect",
     "Pause",
@@ -320,6 +321,22 @@ BEHAVIOURS: dict[str, Behaviour] = {
     "fail": _fail,
 }
 """The first word of the prompt text selects the behaviour; anything else is echoed."""
+
+VOCABULARY: tuple[tuple[str, str], ...] = (
+    ("echo TEXT", "one agent_message_chunk with TEXT, end_turn"),
+    ("stream N", "N chunks (the stream sentence's words, cycling), end_turn"),
+    ("slow SECONDS", "a chunk every 0.1 s; stops as soon as the turn is cancelled"),
+    ("stubborn SECONDS", "a chunk every 0.1 s, ignoring cancellation (grace period)"),
+    ("read PATH", "fs/read_text_file of the absolute PATH, echoes the content"),
+    ("write PATH TEXT", "fs/write_text_file of TEXT to the absolute PATH"),
+    ("permission [TITLE]", "session/request_permission, echoes the chosen option or cancelled"),
+    ("terminal COMMAND...", "runs COMMAND in a client terminal, echoes its output"),
+    ("plan", "plan updates"),
+    ("tool", "a tool call with its updates"),
+    ("fail", "raises: the prompt is answered -32603"),
+    ("anything else", "echoed"),
+)
+"""``(usage, what it does)`` of every behaviour, for ``--help`` (kept next to the table)."""
 
 
 def script_for(text: str, session_id: str) -> Script:

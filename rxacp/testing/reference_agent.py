@@ -18,9 +18,10 @@ selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
 anything else               echoed
 ==========================  ====================================================================
 
-It also serves ``session/new``, ``session/load`` (replays the history), ``session/list``,
-``session/close`` and ``session/set_mode`` (modes ``default`` and ``fast``), and exits when its
-stdin closes. The same behaviour scripts drive all three APIs.
+``--help`` prints this vocabulary (:data:`~rxacp.testing._reference_script.VOCABULARY`).
+It also serves ``session/new`` (process-unique ids ``ref-<uuid>``), ``session/load`` (replays
+the history), ``session/list``, ``session/close`` and ``session/set_mode`` (modes ``default``
+and ``fast``), and exits when its stdin closes. The same behaviour scripts drive all three APIs.
 
 This module is *not* responsible for the behaviours themselves (``_reference_script.py``) nor
 for any client-side logic.
@@ -30,9 +31,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import itertools
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +60,7 @@ from ..schema import (
 )
 from ..transport import AcpTransport, StdioAcpAgentTransport
 from ._reference_run import run_blocking, run_reactive
-from ._reference_script import Script, recorded, script_for
+from ._reference_script import VOCABULARY, Script, recorded, script_for
 
 __all__ = [
     "AGENT_NAME",
@@ -113,7 +114,6 @@ class ReferenceSessions:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ids = itertools.count(1)
         self._sessions: dict[str, _Session] = {}
 
     def _modes(self, current: str) -> SessionModeState:
@@ -134,7 +134,9 @@ class ReferenceSessions:
     def new_session(self, request: NewSessionRequest) -> NewSessionResponse:
         """``session/new``: a fresh session in mode ``default``."""
         with self._lock:
-            session_id = f"ref-{next(self._ids)}"
+            # Process-unique: clients persist session ids across runs (a counter would make
+            # every run's first session "ref-1" and collide with the last run's).
+            session_id = f"ref-{uuid.uuid4()}"
             self._sessions[session_id] = _Session(cwd=request.cwd)
         return NewSessionResponse(session_id=session_id, modes=self._modes("default"))
 
@@ -276,9 +278,18 @@ def _seconds(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    width = max(len(usage) for usage, _ in VOCABULARY)
+    vocabulary = "\n".join(f"  {usage.ljust(width)}  {what}" for usage, what in VOCABULARY)
     parser = argparse.ArgumentParser(
         prog="python -m rxacp.testing.reference_agent",
         description="The rxacp reference ACP agent (speaks ACP on stdin/stdout).",
+        epilog=(
+            "prompt vocabulary (the prompt's first word selects the behaviour):\n"
+            f"{vocabulary}\n\n"
+            "sessions: session/new (process-unique ids, ref-<uuid>), load (replays the "
+            "history), list, close, set_mode (default, fast)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--api", choices=APIS, default="sync", help="which rxacp API to use")
     parser.add_argument(

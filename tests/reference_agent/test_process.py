@@ -13,6 +13,7 @@ import pytest
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import PromptRequest
 from rxacp.testing import reference_agent
+from rxacp.testing._reference_script import BEHAVIOURS
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import APIS, WAIT, Conversation, spawn_raw
@@ -176,3 +177,15 @@ def test_decorators_without_agent_support_fail_with_a_message_naming_it(
     transport = InMemoryTransportPair.create().agent_transport
     with pytest.raises(RuntimeError, match=r"rxacp\.agent\.support"):
         reference_agent.build_agent("decorators", transport, reference_agent.ReferenceOptions())
+
+
+def test_help_lists_the_whole_prompt_vocabulary(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        reference_agent.main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert "prompt vocabulary" in out
+    for word in BEHAVIOURS:
+        assert f"\n  {word}" in out, f"--help does not list {word!r}"
+    for usage in ("stream N", "slow SECONDS", "read PATH", "stubborn SECONDS", "permission"):
+        assert usage in out

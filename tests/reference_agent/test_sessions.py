@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from rxacp.client import AcpClient
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import PromptRequest
+from rxacp.testing import reference_agent
+from rxacp.testing.memory import InMemoryTransportPair
 
-from .conftest import Conversation
+from .conftest import APIS, Conversation
 
 
 def test_new_session_offers_the_default_and_fast_modes(conv: Conversation) -> None:
@@ -70,3 +75,25 @@ def test_close_session_forgets_it_and_later_prompts_are_resource_not_found(
     with pytest.raises(AcpProtocolException) as info:
         conv.client.prompt(PromptRequest.text(sid, "echo hi"))
     assert info.value.code == -32002
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_session_ids_are_unique_across_agent_processes(api: str) -> None:
+    # Clients persist session ids across runs (Toad, acp-client): a counter restarting at 1
+    # in every process would collide with the previous run's sessions.
+    ids = set()
+    for _ in range(2):
+        pair = InMemoryTransportPair.create()
+        options = reference_agent.ReferenceOptions()
+        agent = reference_agent.build_agent(api, pair.agent_transport, options)
+        agent.start()
+        client = AcpClient.sync(pair.client_transport).build()
+        try:
+            client.initialize()
+            for _ in range(2):
+                ids.add(client.new_session({"cwd": "/tmp", "mcpServers": []}).session_id)
+        finally:
+            client.close()
+            agent.close()
+    assert len(ids) == 4
+    assert all(re.fullmatch(r"ref-[0-9a-f-]{36}", sid) for sid in ids), ids

@@ -64,8 +64,11 @@ def once(cmd: list[str]) -> float:
     )
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        proc.stdin.write(INITIALIZE)
-        proc.stdin.flush()
+        try:
+            proc.stdin.write(INITIALIZE)
+            proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it already exited: reported below
         while True:
             line = proc.stdout.readline()
             if not line:
@@ -73,12 +76,16 @@ def once(cmd: list[str]) -> float:
             if b'"id":0' in line.replace(b" ", b"") and b"result" in line:
                 return time.perf_counter() - started
     finally:
-        proc.stdin.close()
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        proc.stdout.close()
 
 
 def import_time() -> float:

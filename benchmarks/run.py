@@ -401,6 +401,9 @@ def main() -> None:
     parser.add_argument("--impl", default=",".join(IMPLS), help="comma-separated impls")
     parser.add_argument("--json", default=None, help="also write the raw results here")
     parser.add_argument("--table-from", default=None, help="only print the table of a --json")
+    parser.add_argument(
+        "--cold-start-reps", type=int, default=7, help="agent cold-start repetitions (0: skip)"
+    )
     args = parser.parse_args()
     if args.table_from:
         summary = json.loads(Path(args.table_from).read_text())["summary"]
@@ -447,8 +450,20 @@ def main() -> None:
     print(targets(results))
     print("\nIssue 21 targets (code as users write it; ratios from this run):\n")
     print(idiomatic_targets(results))
+    cold = None
+    # --- schema helper (issue 16): agent cold start, its own section (benchmarks/cold_start.py)
+    if args.cold_start_reps > 0:
+        from cold_start import measure as cold_measure
+        from cold_start import table as cold_table
+
+        cold = cold_measure(args.cold_start_reps)
+        print(f"\nAgent cold start (issue 16; medians of {args.cold_start_reps}, same run):\n")
+        print(cold_table(cold))
+    # --- end of the schema helper's section
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": results, "raw": raw}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"summary": results, "raw": raw, "cold_start": cold}, indent=1)
+        )
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from ..schema import (
     ReleaseTerminalRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    SessionNotification,
     TerminalOutputRequest,
     TerminalOutputResponse,
     TextContent,
@@ -47,6 +48,7 @@ from ..schema import (
     WaitForTerminalExitResponse,
     WriteTextFileRequest,
 )
+from ..schema._capabilities import UPDATE_CAPABILITIES
 from ..session import AcpObservable
 from ..session.blocking import wait_for
 from ..session.signal import CancelReason
@@ -138,7 +140,17 @@ class _ContextBase:
 
     # -- updates (never block) ------------------------------------------------------------------
     def send_update(self, update: Any) -> None:
-        """Send one ``session/update``: a ``SessionUpdate`` variant or a ``SessionNotification``."""
+        """Send one ``session/update``: a ``SessionUpdate`` variant or a ``SessionNotification``.
+
+        Updates the schema reserves for clients that advertised a capability (``notice`` needs
+        ``session.notices``, ``compaction_*`` ``session.compaction``) raise
+        :class:`~rxacp.errors.AcpCapabilityException` instead of being sent to a client
+        that did not.
+        """
+        inner = update.update if isinstance(update, SessionNotification) else update
+        needs = UPDATE_CAPABILITIES.get(getattr(inner, "session_update", None) or "")
+        if needs is not None:
+            self.client_capabilities.require(needs)
         self._turn.send_update(update)
 
     def send_message(self, text: str, message_id: str | None = None) -> None:

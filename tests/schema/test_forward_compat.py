@@ -157,3 +157,17 @@ def test_union_fields_accept_known_and_unknown_variant_instances() -> None:
         {"type": "text", "text": "a"},
         {"type": "hologram", "frames": [1]},
     ]
+
+
+def test_codex_acp_env_var_auth_methods_stay_unknown_auth_methods_with_their_payload() -> None:
+    # codex-acp 0.16.0 sends `"type": "env_var"` (an older unstable draft no schema has now).
+    from rxacp.schema import InitializeResponse, UnknownAuthMethod
+
+    method = {"id": "api-key", "name": "API key", "type": "env_var", "varName": "OPENAI_API_KEY"}
+    answer = InitializeResponse.from_wire(
+        {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": [method]}
+    )
+    (parsed,) = answer.auth_methods or []
+    assert isinstance(parsed, UnknownAuthMethod)
+    assert parsed.to_wire() == method
+    assert answer.to_wire()["authMethods"] == [method]

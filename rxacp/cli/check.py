@@ -29,6 +29,7 @@ from typing import IO, Any
 from ..errors import AcpException
 from .check_driver import AnswerTimeout, RawAgent
 from .check_rules import KNOWN_STOP_REASONS, check_update
+from .render import clean
 
 __all__ = ["CheckResult", "Checker", "add_arguments", "run", "run_checks"]
 
@@ -804,7 +805,7 @@ def report_text(command: str, results: list[CheckResult]) -> list[str]:
             if (r.detail and r.status != "PASS") or (
                 r.detail and r.id in ("initialize.agent_info",)
             ):
-                lines.append(f"        {' ' * width}  {r.detail}")
+                lines.append(f"        {' ' * width}  {clean(r.detail)}")
     data = report_json(command, results)
     summary = data["summary"]
     lines.append("")

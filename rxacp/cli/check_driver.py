@@ -301,7 +301,8 @@ class RawAgent:
 
         Returns (exited by itself after EOF, seconds it took)."""
         started = time.monotonic()
-        if self.closed is not None:  # it had already gone
+        if self.closed is not None:  # it had already gone: release the pipes, nothing to wait
+            await self.transport.close()
             return True, 0.0
         await self.transport.close()
         took = time.monotonic() - started

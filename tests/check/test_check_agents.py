@@ -186,3 +186,20 @@ def test_an_unsupported_url_scheme_is_a_usage_error() -> None:
     code = main(["check", "--agent", "http://127.0.0.1:9/acp"], out=io.StringIO(), err=err)
     assert code == 2
     assert "only a command line (stdio) or a ws:// / wss:// URL" in err.getvalue()
+
+
+def test_the_text_report_escapes_control_characters_the_agent_wrote(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import sys\nsys.stderr.write('boom \\x1b]0;pwned\\x07\\n')\nsys.exit(5)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])
+    out = io.StringIO()
+    code = main(["check", "--agent", shlex.join([sys.executable, str(agent)])], out=out)
+    text = out.getvalue()
+    assert code == 1
+    assert "\x1b" not in text and "\x07" not in text
+    assert "boom \\x1b]0;pwned\\x07" in text

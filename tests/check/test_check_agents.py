@@ -66,6 +66,15 @@ def failed(report: dict[str, Any]) -> dict[str, str]:
     return {c["id"]: c["detail"] for c in report["checks"] if c["status"] == "FAIL"}
 
 
+def failed_mandatory(report: dict[str, Any]) -> dict[str, str]:
+    """Mandatory failures only (advisory timings such as cancel.latency vary with load)."""
+    return {
+        c["id"]: c["detail"]
+        for c in report["checks"]
+        if c["status"] == "FAIL" and c["group"] == "mandatory"
+    }
+
+
 def status(report: dict[str, Any], check_id: str) -> str:
     return str(report["_by_id"][check_id]["status"])
 
@@ -137,7 +146,7 @@ def test_answers_to_notifications_and_id_less_errors_are_named_as_json_rpc_viola
 def test_garbage_on_stdout_fails_only_stdout_clean_and_parse_error(
     reports: dict[str, dict[str, Any]],
 ) -> None:
-    fails = failed(reports["garbage"])
+    fails = failed_mandatory(reports["garbage"])
     assert set(fails) == {"stdio.stdout_clean", "jsonrpc.parse_error"}  # it ignores bad lines
     assert "garbage: this is not JSON" in fails["stdio.stdout_clean"]
 
@@ -155,7 +164,7 @@ def test_auth_authenticates_before_session_new(reports: dict[str, dict[str, Any]
     report = reports["auth"]
     assert status(report, "authenticate") == "PASS"
     assert status(report, "session.new") == "PASS"
-    assert set(failed(report)) == {"jsonrpc.parse_error"}  # the odd agent's one real finding
+    assert set(failed_mandatory(report)) == {"jsonrpc.parse_error"}  # the odd agent's finding
 
 
 # ---------------------------------------------------------------------------- shape, ws

@@ -13,7 +13,7 @@ import pytest
 
 from rxacp.agent import AcpAgent
 from rxacp.client import AcpClient, LocalTerminals
-from rxacp.client.terminals import _utf8_complete_end
+from rxacp.client._terminal_process import utf8_complete_end
 from rxacp.errors import AcpErrorCodes, AcpProtocolException
 from rxacp.schema import (
     CreateTerminalRequest,
@@ -219,9 +219,9 @@ def test_invalid_utf8_output_is_replaced_not_fatal(terminals: LocalTerminals) ->
 
 def test_an_incomplete_trailing_character_is_held_back() -> None:
     euro = "€".encode()
-    assert _utf8_complete_end(b"ab" + euro[:2]) == 2
-    assert _utf8_complete_end(b"ab" + euro) == 5
-    assert _utf8_complete_end(b"ab") == 2
+    assert utf8_complete_end(b"ab" + euro[:2]) == 2
+    assert utf8_complete_end(b"ab" + euro) == 5
+    assert utf8_complete_end(b"ab") == 2
 
 
 # ---------------------------------------------------------------------------- kill/release

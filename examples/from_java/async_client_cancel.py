@@ -7,11 +7,12 @@ with the prompt a cold Observable (``await`` it, or ``.block()`` as in Java).
 
 Three scenes, each printed as one line:
 
-1. cancel while a slow turn streams: ``session/cancel`` is sent; a second prompt on the same
-   session *in between* is refused ``-32600`` (one active turn per session, until the cancelled
-   one is answered); then the first prompt's answer: ``cancelled``;
-2. the grace period: a handler that ignores the cancel is answered ``cancelled`` by the SDK
-   after ``--cancel-grace`` seconds;
+1. cancel while a slow turn streams: ``session/cancel`` is sent, the agent stops at its current
+   step, and the prompt still completes with the agent's answer: ``cancelled``;
+2. the grace period: a handler that ignores the cancel keeps its session busy, so a second
+   prompt on that session *in between* is refused ``-32600`` (one active turn per session, until
+   the cancelled one is answered); the SDK answers ``cancelled`` for the handler after
+   ``--cancel-grace`` seconds;
 3. the max prompt duration: a turn running longer than ``--max-prompt-duration`` is answered
    ``-32800`` with ``{"maxPromptDuration": "PT2S"}``.
 
@@ -32,7 +33,7 @@ from rxacp.errors import AcpProtocolException
 from rxacp.schema import NewSessionRequest, PromptRequest
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
-GRACE = "1"
+GRACE = "2"
 MAX_DURATION = "2"
 
 
@@ -52,25 +53,26 @@ async def main(extra: list[str]) -> None:
         await client.initialize()
         sid = (await client.new_session(NewSessionRequest.of("/tmp"))).session_id
 
-        # 1. cancel a running turn; a prompt in between is refused -32600
+        # 1. cancel a running turn: the agent stops, the answer still arrives
         stop = CancellationSignal()
         turn = asyncio.ensure_future(client.prompt(PromptRequest.text(sid, "slow 10"), stop))
         await first_update.wait()
         stop.cancel()  # Java: signal.cancel() -> session/cancel
-        try:
-            await client.prompt(PromptRequest.text(sid, "echo too early"))
-            between = "accepted"
-        except AcpProtocolException as exc:
-            between = str(exc.code)
-        print(f"cancel: in-between prompt {between}, answer {(await turn).stop_reason}")
+        print(f"cancel: answer {(await turn).stop_reason}")
 
-        # 2. grace period: the handler ignores the cancel; the SDK answers for it
+        # 2. grace period: the handler ignores the cancel; a prompt in between is refused
         stop = CancellationSignal()
         first_update.clear()
         turn = asyncio.ensure_future(client.prompt(PromptRequest.text(sid, "stubborn 10"), stop))
         await first_update.wait()
         stop.cancel()
-        print(f"grace: answer {(await turn).stop_reason} after the {GRACE} s grace period")
+        try:
+            await client.prompt(PromptRequest.text(sid, "echo too early"))
+            between = "accepted"
+        except AcpProtocolException as exc:
+            between = str(exc.code)
+        answer = (await turn).stop_reason
+        print(f"grace: in-between prompt {between}, answer {answer} after the {GRACE} s grace")
 
         # 3. max prompt duration: -32800 with the limit in data
         try:

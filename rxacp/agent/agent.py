@@ -82,7 +82,8 @@ class _AgentBase:
             self.close()
 
     def close(self) -> None:
-        """Stop at once: active turns are cancelled, pending requests error, transport closed."""
+        """Stop **at once**: active turns are cancelled, pending requests error, the transport
+        closes (``close_gracefully()``, ``aclose()`` and the context managers are graceful)."""
         self._core.session.close()
 
     def close_gracefully(self, timeout: Duration | None = None) -> None:
@@ -104,8 +105,14 @@ class AcpAsyncAgent(_AgentBase):
         self._core.set_context_factory(lambda turn: PromptContext(self._core, turn))
 
     async def await_termination(self) -> None:
-        """Wait until the client disconnects or the agent is closed."""
+        """Wait until the client disconnects or the agent is closed (Java ``awaitTermination``;
+        the session's ``wait_closed_async``)."""
         await self._core.session.wait_closed_async()
+
+    async def aclose(self, timeout: Duration | None = None) -> None:
+        """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop and
+        wait until the connection ended."""
+        await self._core.session.aclose(to_seconds(timeout, name="timeout"))
 
     async def __aenter__(self) -> AcpAsyncAgent:
         self.start()
@@ -114,8 +121,7 @@ class AcpAsyncAgent(_AgentBase):
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
-        await self._core.session.wait_closed_async()  # on a borrowed loop: until fully closed
+        await self.aclose()  # graceful, like every context manager of rxacp
 
     def send_session_update(self, notification: SessionNotification) -> None:
         """Send a ``session/update`` outside of a prompt turn (e.g. after ``session/load``)."""
@@ -199,7 +205,7 @@ class AcpSyncAgent(_AgentBase):
     def __exit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        self.close_gracefully()  # graceful, like every context manager of rxacp
 
     def _wait(self, source: AcpObservable[Any], what: str) -> Any:
         timeout = self._core.session.request_timeout

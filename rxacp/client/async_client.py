@@ -14,7 +14,6 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -524,14 +523,9 @@ class AcpAsyncClient:
         default the request timeout). Idempotent."""
         self._session.close_gracefully(to_seconds(timeout, name="timeout"))
 
-    async def aclose(self) -> None:
+    async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully from asyncio code (any loop) and wait until the connection ended."""
-        session = self._session
-        if session.runner.in_loop():
-            session.close_gracefully()  # on the connection's own loop: scheduled
-            await session.wait_closed_async()
-        else:
-            await asyncio.get_running_loop().run_in_executor(None, session.close_gracefully)
+        await self._session.aclose(to_seconds(timeout, name="timeout"))
 
     def __enter__(self) -> AcpAsyncClient:
         return self

@@ -106,7 +106,7 @@ class InFlightRequests:
         self._table[rid] = req
         try:
             source = handler(req)
-        except BaseException as exc:
+        except Exception as exc:  # KeyboardInterrupt / CancelledError propagate, unanswered
             req.respond_error(exc)
             return
         if source is None:
@@ -130,7 +130,7 @@ class InFlightRequests:
 
         try:
             subscription = source.subscribe(on_next, on_error, on_completed)
-        except BaseException as exc:
+        except Exception as exc:  # KeyboardInterrupt / CancelledError propagate, unanswered
             req.respond_error(exc)
             return
         req.attach(subscription)

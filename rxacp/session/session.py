@@ -106,9 +106,8 @@ class AcpSession:
         read_gate = InboundGate(transport, max_queued_notifications, self.stats)
         self._gate = OutboundGate(max_queued_writes, self.stats)
         self._runner: LoopRunner = GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
-        cork, uncork = getattr(transport, "cork", None), getattr(transport, "uncork", None)
-        if callable(cork) and callable(uncork):  # one write per batch of hand-offs (measured)
-            self._runner.batch_hooks = (cork, uncork)
+        if transport.batches_writes:  # one write per batch of hand-offs (measured)
+            self._runner.batch_hooks = (transport.cork, transport.uncork)
         self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
             self._runner.loop
         )
@@ -314,16 +313,22 @@ class AcpSession:
             await asyncio.shield(task)
 
     def close(self, timeout: float = 10.0) -> None:
-        """Close at once: pending requests error, handlers are disposed, the transport closes.
+        """Close **at once**: pending requests error, handlers are disposed, the transport closes
+        (the lifecycle vocabulary: ``close()`` immediate; ``close_gracefully()``, ``aclose()``
+        and context managers graceful).
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
         """
         self._close_once(self._close_async, timeout)
 
-    async def aclose(self) -> None:
-        """Close at once, from code running on the connection's loop."""
-        if self._claim_close():
-            await self._close_async()
+    async def aclose(self, timeout: float | None = None) -> None:
+        """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
+        wait until the connection ended (on its own loop: until the transport closed too)."""
+        if self._runner.in_loop():
+            self.close_gracefully(timeout)  # scheduled as a task on this loop
+            await self.wait_closed_async()
+        else:
+            await asyncio.get_running_loop().run_in_executor(None, self.close_gracefully, timeout)
 
     def close_gracefully(self, timeout: float | None = None) -> None:
         """Stop taking new work, let queued notifications drain and writes flush, then close.

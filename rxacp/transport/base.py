@@ -80,6 +80,10 @@ class AcpTransport(abc.ABC):
     #: True when the transport carries decoded values instead of bytes (in-memory fast path).
     carries_objects: bool = False
 
+    #: True when :meth:`cork` / :meth:`uncork` batch writes (the engine then corks the
+    #: transport around each batch of loop hand-offs).
+    batches_writes: bool = False
+
     @abc.abstractmethod
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Begin moving frames; incoming frames go to ``receiver`` on ``loop``."""
@@ -97,6 +101,13 @@ class AcpTransport(abc.ABC):
 
     async def drain(self) -> None:  # noqa: B027 - optional hook with a sensible default
         """Wait until queued outgoing frames are handed to the OS (used by graceful close)."""
+
+    def cork(self) -> None:  # noqa: B027 - optional hook with a sensible default
+        """Hold the frames sent from now on until the matching :meth:`uncork` (then write them
+        at once). Only called when :attr:`batches_writes` is true. Default: no batching."""
+
+    def uncork(self) -> None:  # noqa: B027 - optional hook with a sensible default
+        """End one :meth:`cork`; the outermost one writes what was held."""
 
     def pause_reading(self) -> None:  # noqa: B027 - optional hook with a sensible default
         """Stop reading incoming data for now (the engine's inbox is full: consumers fell

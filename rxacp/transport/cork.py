@@ -16,6 +16,7 @@ __all__ = ["CorkedWrites"]
 class CorkedWrites:
     """Mixin of byte-line transports (loop thread only)."""
 
+    batches_writes = True
     _cork_depth: int = 0
     _corked: list[bytes]
 

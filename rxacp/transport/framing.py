@@ -12,12 +12,24 @@ This module is *not* responsible for reading streams, decoding UTF-8 or parsing 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
-from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES
+from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, FrameReceiver
 
-__all__ = ["READ_CHUNK_BYTES", "LineFramer", "bound_reads", "frame_to_line"]
+__all__ = ["READ_CHUNK_BYTES", "LineFramer", "bound_reads", "call_safely", "frame_to_line"]
+
+_log = logging.getLogger("rxacp.transport.stdio")
+
+
+def call_safely(fn: Callable[..., None], *args: Any) -> None:
+    """Call a receiver callback; an exception is logged, never breaks the transport's stream."""
+    try:
+        fn(*args)
+    except Exception:
+        _log.exception("frame receiver callback %r failed", fn)
+
 
 READ_CHUNK_BYTES = 64 * 1024
 """Bytes asked of the OS per read of a pipe or socket.
@@ -129,6 +141,15 @@ class LineFramer:
         sizes = self._oversized
         self._oversized = []
         return sizes
+
+    def deliver(self, data: bytes, receiver: FrameReceiver, *, eof: bool = False) -> None:
+        """:meth:`dispatch` to ``receiver``'s callbacks, each one called safely."""
+        self.dispatch(
+            data,
+            lambda f: call_safely(receiver.on_frame, f),
+            lambda n: call_safely(receiver.on_frame_too_large, n),
+            eof=eof,
+        )
 
     def dispatch(
         self,

@@ -28,7 +28,7 @@ from rxacp.errors import AcpConnectionException
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.cork import CorkedWrites
-from rxacp.transport.framing import LineFramer, bound_reads, frame_to_line
+from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
 
 __all__ = [
@@ -47,13 +47,6 @@ _STDERR_MAX_LINE_CHARS = 64 * 1024
 _EXIT_CODE_WAIT = 1.0  # after stdout EOF, how long to wait for the exit status
 _EXIT_STDOUT_GRACE = 0.3  # after exit, how long to wait for stdout EOF (grandchild holds it)
 _EXIT_STDOUT_MAX = 5.0  # ... at most, while data keeps arriving
-
-
-def _call_safely(fn: Callable[..., None], *args: Any) -> None:
-    try:
-        fn(*args)
-    except Exception:
-        _log.exception("frame receiver callback %r failed", fn)
 
 
 class _StderrCollector:
@@ -79,7 +72,7 @@ class _StderrCollector:
             on_line = self._log_line
         if on_line is not None:
             for line in lines:
-                _call_safely(on_line, line.removesuffix("\r"))
+                call_safely(on_line, line.removesuffix("\r"))
         self._tail.extend(line[-_STDERR_TAIL_CHARS:] for line in lines[-_STDERR_TAIL_LINES:])
 
     @staticmethod
@@ -397,11 +390,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
                 return
             self.cork()
             try:
-                self._framer.dispatch(
-                    data,
-                    lambda f: _call_safely(receiver.on_frame, f),
-                    lambda n: _call_safely(receiver.on_frame_too_large, n),
-                )
+                self._framer.deliver(data, receiver)
             finally:
                 self.uncork()
         elif fd == 2:
@@ -414,12 +403,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         elif fd == 1:
             receiver = self._receiver
             if receiver is not None and not self._closing:
-                self._framer.dispatch(
-                    b"",
-                    lambda f: _call_safely(receiver.on_frame, f),
-                    lambda n: _call_safely(receiver.on_frame_too_large, n),
-                    eof=True,
-                )
+                self._framer.deliver(b"", receiver, eof=True)
             _set(self._stdout_eof)
             self._begin_finish("agent closed its stdout", exc)
         elif fd == 2:
@@ -480,7 +464,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             return
         self._closed_reported = True
         if self._receiver is not None:
-            _call_safely(self._receiver.on_closed, info)
+            call_safely(self._receiver.on_closed, info)
 
 
 def _group_has_live_member(pgid: int) -> bool:

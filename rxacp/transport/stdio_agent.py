@@ -18,7 +18,6 @@ import socket
 import stat
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from rxacp.transport.base import (
@@ -29,18 +28,11 @@ from rxacp.transport.base import (
     TransportClosed,
 )
 from rxacp.transport.cork import CorkedWrites
-from rxacp.transport.framing import LineFramer, bound_reads, frame_to_line
+from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
 
 __all__ = ["StdioAcpAgentTransport"]
 
 _log = logging.getLogger("rxacp.transport.stdio")
-
-
-def _call_safely(fn: Callable[..., None], *args: Any) -> None:
-    try:
-        fn(*args)
-    except Exception:
-        _log.exception("frame receiver callback %r failed", fn)
 
 
 def _is_pollable(fd: int) -> bool:
@@ -243,14 +235,14 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         elif _is_pollable(proto_fd):
             if os.get_blocking(proto_fd):
                 self._restore_stdout_blocking = fd
-            pipe = open(proto_fd, "wb", buffering=0)  # noqa: SIM115 - owned by the transport
+            pipe = open(proto_fd, "wb", buffering=0)  # noqa: SIM115, ASYNC230 - an fd, not a disk file
             transport, _ = await loop.connect_write_pipe(
                 lambda: _WriteProtocol(self, reads_input=False), pipe
             )
             transport.set_write_buffer_limits(high=self._write_high, low=self._write_low)
             self._write_transport = transport
         else:
-            self._sync_out = open(proto_fd, "wb", buffering=0)  # noqa: SIM115
+            self._sync_out = open(proto_fd, "wb", buffering=0)  # noqa: SIM115, ASYNC230 - an fd
 
     async def _open_stdin(self, loop: asyncio.AbstractEventLoop, stdin: Any) -> None:
         fd = _fileno(stdin)
@@ -258,7 +250,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             read_fd = os.dup(fd)
             if os.get_blocking(read_fd):
                 self._restore_stdin_blocking = fd
-            pipe = open(read_fd, "rb", buffering=0)  # noqa: SIM115 - owned by the transport
+            pipe = open(read_fd, "rb", buffering=0)  # noqa: SIM115, ASYNC230 - an fd, not a disk file
             transport, _ = await loop.connect_read_pipe(lambda: _ReadProtocol(self), pipe)
             bound_reads(transport)
             self._read_transport = transport
@@ -382,11 +374,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             return
         self.cork()
         try:
-            self._framer.dispatch(
-                data,
-                lambda f: _call_safely(receiver.on_frame, f),
-                lambda n: _call_safely(receiver.on_frame_too_large, n),
-            )
+            self._framer.deliver(data, receiver)
         finally:
             self.uncork()
 
@@ -394,12 +382,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         receiver = self._receiver
         if receiver is None or self._closing or self._closed_reported:
             return
-        self._framer.dispatch(
-            b"",
-            lambda f: _call_safely(receiver.on_frame, f),
-            lambda n: _call_safely(receiver.on_frame_too_large, n),
-            eof=True,
-        )
+        self._framer.deliver(b"", receiver, eof=True)
         self._report(TransportClosed("stdin closed", error=exc))
 
     def _set_reading(self, on: bool) -> None:
@@ -423,7 +406,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         """Tell the receiver about back-pressure, if it listens (optional callbacks)."""
         callback = getattr(self._receiver, name, None)
         if callback is not None:
-            _call_safely(callback)
+            call_safely(callback)
 
     def _on_stdout_lost(self, exc: Exception | None) -> None:
         self._write_resumed.set()
@@ -440,7 +423,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             return
         self._closed_reported = True
         if self._receiver is not None:
-            _call_safely(self._receiver.on_closed, info)
+            call_safely(self._receiver.on_closed, info)
 
 
 def _set_blocking(fd: int | None) -> None:

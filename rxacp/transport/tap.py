@@ -162,7 +162,8 @@ class WireTapTransport(AcpTransport):
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Open the log file, then start the wrapped transport with a tapping receiver."""
         if self._path is not None:
-            self._file = open(self._path, "w", encoding="utf-8")  # noqa: SIM115 - closed on close
+            # a local log file, opened once at start (as logging.FileHandler does)
+            self._file = open(self._path, "w", encoding="utf-8")  # noqa: SIM115, ASYNC230
         elif self._stream is not None:
             self._file = self._stream
         await self._inner.start(loop, _TapReceiver(self, receiver))

@@ -179,11 +179,11 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
         )
     thread = handlers.consumer_thread
     for method, fn in handlers.ext_notifications.items():
-        session.set_notification_handler(method, _ext_notification_handler(fn, thread))
+        session.set_notification_handler(method, _ext_notification_handler(fn, thread, session))
     stream = handlers.update_stream
     session.set_notification_handler(
         SESSION_UPDATE,
-        _consumers_handler(SessionNotification, handlers.update_consumers, stream, thread),
+        _consumers_handler(SessionNotification, handlers.update_consumers, stream, thread, session),
     )
     session.add_close_listener(lambda _reason: stream.complete())
     session.set_notification_handler(
@@ -192,6 +192,7 @@ def install(session: AcpSession, handlers: ClientHandlers, permissions: Permissi
             CompleteElicitationNotification,
             handlers.elicitation_complete_consumers,
             thread=thread,
+            session=session,
         ),
     )
     if thread is not None:
@@ -228,12 +229,14 @@ def _request_handler(
 
 
 def _ext_notification_handler(
-    fn: Callable[[Any], Any], thread: ConsumerThread | None = None
+    fn: Callable[[Any], Any],
+    thread: ConsumerThread | None = None,
+    session: AcpSession | None = None,
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         params = note.params if note.params is not None else {}
         if thread is not None:
-            return thread.submit(lambda: _blocking_call(fn, params))
+            return thread.submit(lambda: _blocking_call(fn, params, session))
         result = fn(params)
         if isinstance(result, reactivex.Observable) or inspect.isawaitable(result):
             return as_observable(result)  # holds the next notification until it finished
@@ -247,6 +250,7 @@ def _consumers_handler(
     consumers: list[Consumer],
     stream: UpdateStream | None = None,
     thread: ConsumerThread | None = None,
+    session: AcpSession | None = None,
 ) -> Callable[[IncomingNotification], reactivex.Observable[Any] | None]:
     """Deliver a notification to ``stream`` (if given), then to every consumer in
     registration order (on ``thread``, the sync client's consumer thread, when given; else on
@@ -292,7 +296,7 @@ def _consumers_handler(
     def run_blocking(value: Any) -> None:
         for consumer in consumers:
             try:
-                _blocking_call(consumer, value)
+                _blocking_call(consumer, value, session)
             except Exception:
                 _log.exception("a %s consumer failed", model.__name__)
 
@@ -311,9 +315,13 @@ def _consumers_handler(
     return handle
 
 
-def _blocking_call(fn: Callable[[Any], Any], value: Any) -> None:
+def _blocking_call(fn: Callable[[Any], Any], value: Any, session: AcpSession | None) -> None:
     """A sync client's consumer call, on the consumer thread: a returned Observable is waited
-    for there (it holds the next consumer call, as on the loop)."""
+    for there, and an ``async def`` consumer's coroutine is awaited on the connection's loop
+    (either holds the next consumer call, as on the loop)."""
     result = fn(value)
     if isinstance(result, reactivex.Observable):
         wait_for(result, None, what="consumer")
+    elif inspect.isawaitable(result):
+        loop = session.loop if session is not None else None
+        wait_for(as_observable(result, loop), None, what="consumer")

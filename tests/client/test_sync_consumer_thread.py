@@ -119,3 +119,17 @@ def test_a_failing_sync_consumer_is_logged_and_the_next_one_still_runs(
         client.prompt(PromptRequest.text(SID, "stream 3"))
     assert texts(after) == ["0", "1", "2"]
     assert "consumer bug" in caplog.text
+
+
+def test_an_async_def_consumer_of_the_sync_client_is_awaited_on_the_loop(rig: Rig) -> None:
+    seen: list[tuple[str, bool]] = []
+    holder: list[Any] = []
+
+    async def consumer(note: SessionNotification) -> None:
+        seen.append((note.update.content.text, holder[0].session.runner.in_loop()))  # type: ignore[union-attr]
+
+    client = rig.sync_builder().session_update_consumer(consumer).build()
+    holder.append(client)
+    rig.on_close(client.close)
+    client.prompt(PromptRequest.text(SID, "stream 3"))
+    assert seen == [("0", True), ("1", True), ("2", True)]

@@ -1,4 +1,4 @@
-"""``rxacp check``: a conformance checker for any ACP agent over stdio.
+"""``rxacp check``: a conformance checker for any ACP agent over stdio (or a ``ws://`` URL).
 
 Runs the agent (``--agent "CMD ARGS"``), drives it with raw JSON-RPC (:mod:`.check_driver`) and
 reports every check as PASS / FAIL / SKIP with the rule it comes from (a spec file and section,
@@ -9,7 +9,9 @@ practice). Exit code 1 when a mandatory check fails, 0 otherwise, 2 on bad argum
 The checker needs two prompts the agent understands: ``--prompt`` (default ``echo hello``) must
 end a turn normally, and ``--slow-prompt`` (default ``slow 5``) must keep the agent working long
 enough to be cancelled (rxacp's reference agent understands both). Every wait is bounded by
-``--timeout`` seconds.
+``--timeout`` seconds (``initialize``: ``--startup-timeout``). A failure is attributed to the step
+that failed: an agent that exits fails that step with its exit code and stderr tail, and every
+later step is "not reached". The rules and the reports live in :mod:`.check_report`.
 
 This module is *not* responsible for the wire mechanics (:mod:`.check_driver`) nor for being an
 ACP client: it deliberately bypasses rxacp's client to see raw ids, errors and bytes.

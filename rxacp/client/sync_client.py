@@ -126,6 +126,18 @@ class AcpSyncClient:
         if consumers is not None and not consumers.flush(timeout):
             _log.warning("the session update consumers are %s s behind the answer", timeout)
 
+    def wait_for_consumers(self, timeout: Duration | None = None) -> bool:
+        """Wait until the session update consumers ran for every notification received so far.
+
+        The blocking calls do this before they return (updates come before the answer). The
+        Observables of :attr:`async_client` emit on the connection's loop, where an answer can
+        overtake the consumer thread: call this after waiting on one when the updates must have
+        been consumed. Returns ``False`` if ``timeout`` passed first; at once on the consumer
+        thread itself.
+        """
+        consumers = self._consumers
+        return consumers is None or consumers.flush(to_seconds(timeout, name="timeout"))
+
     def _request(self, source: reactivex.Observable[_T], what: str) -> _T:
         return self._block(source, what, self._request_timeout)
 

@@ -181,3 +181,24 @@ def test_a_blocking_call_from_a_consumer_is_refused_instead_of_deadlocking(rig: 
     client.prompt(PromptRequest.text("sess-1", "echo x"))
     assert done.wait(3)
     assert "called from a consumer" in str(errors[0])
+
+
+def test_wait_for_consumers_returns_once_every_update_before_an_async_answer_was_consumed(
+    rig: Rig,
+) -> None:
+    gate = threading.Event()
+    seen: list[Any] = []
+
+    def slow_consumer(note: Any) -> None:
+        gate.wait(10)
+        seen.append(note.update.content.text)
+
+    client = rig.sync_builder().session_update_consumer(slow_consumer).build()
+    rig.on_close(client.close)
+    answer = client.async_client.prompt(PromptRequest.text("sess-1", "stream 3")).block(10)
+    assert answer.stop_reason == "end_turn"
+    assert client.wait_for_consumers(0.05) is False  # the consumer thread is still held
+    assert seen == []
+    gate.set()
+    assert client.wait_for_consumers(10) is True
+    assert seen == ["0", "1", "2"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
@@ -36,6 +37,7 @@ __all__ = [
     "_CLOSE_GRACE",
     "_SHUTDOWN",
     "_Access",
+    "_BoundedClientConnection",
     "_End",
     "_Options",
     "_access",
@@ -209,20 +211,30 @@ def _url(host: str, port: int, path: str) -> str:
     return f"ws://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 
-class _BoundedServerConnection(ServerConnection):
-    """A server connection that stops reading the socket while its own write buffer is over
-    the high-water mark: a peer that sends pings (or anything answered by the protocol itself)
-    and never reads cannot make the server queue pongs without limit."""
+class _StopReadingWhileBacklogged:
+    """Mixin for a ``websockets`` connection: stop reading the socket while its own write
+    buffer is over the high-water mark, so a peer that sends pings (or anything the protocol
+    answers by itself) and never reads cannot make this side queue pongs without limit."""
+
+    transport: asyncio.Transport
 
     def pause_writing(self) -> None:
-        super().pause_writing()
+        super().pause_writing()  # type: ignore[misc]
         with contextlib.suppress(Exception):
             self.transport.pause_reading()
 
     def resume_writing(self) -> None:
-        super().resume_writing()
+        super().resume_writing()  # type: ignore[misc]
         with contextlib.suppress(Exception):
             self.transport.resume_reading()
+
+
+class _BoundedServerConnection(_StopReadingWhileBacklogged, ServerConnection):
+    """The server side's connection class (see :class:`_StopReadingWhileBacklogged`)."""
+
+
+class _BoundedClientConnection(_StopReadingWhileBacklogged, ClientConnection):
+    """The client side's connection class (see :class:`_StopReadingWhileBacklogged`)."""
 
 
 def _serve_kwargs(

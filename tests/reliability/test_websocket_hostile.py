@@ -26,6 +26,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -45,6 +46,7 @@ from rxacp.transport.websocket import (
     DEFAULT_FIRST_MESSAGE_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     WebSocketAcpAgentServer,
+    WebSocketAcpAgentTransport,
     WebSocketAcpClientTransport,
 )
 
@@ -400,3 +402,37 @@ def test_a_client_that_stops_reading_a_long_stream_makes_the_producer_wait_not_t
     figure("producer_blocked", blocked)
     assert blocked, "the server kept producing for a client that does not read"
     assert growth < WS_RSS_BOUND_KIB, growth
+
+
+def test_the_one_client_agent_transport_refuses_origins_and_frees_itself_from_a_silent_client() -> (
+    None
+):
+    """``WebSocketAcpAgentTransport`` constructed directly (the Java SDK's one-client endpoint)
+    has the same guards: a web page's handshake is refused, and a client that connects and
+    stays silent is closed after the first-message timeout instead of holding the endpoint."""
+    clock = TestScheduler()
+    transport = WebSocketAcpAgentTransport(scheduler=clock)
+    agent = build_agent("sync", transport, ReferenceOptions())
+    starting = threading.Thread(target=agent.start, daemon=True)
+    starting.start()
+    try:
+        assert wait_until(lambda: attempt_status(transport.url) == 403, WAIT)
+        with connect(transport.url, open_timeout=WAIT) as silent:
+            clock.advance_by(DEFAULT_FIRST_MESSAGE_TIMEOUT)
+            with pytest.raises(ConnectionClosed) as info:
+                silent.recv(WAIT)
+        assert info.value.rcvd is not None and info.value.rcvd.code == 1001
+        assert "no first message" in info.value.rcvd.reason
+    finally:
+        starting.join(WAIT)
+        agent.close()
+
+
+def attempt_status(url: str) -> int | None:
+    try:
+        with connect(url, additional_headers={"Origin": "https://evil.example"}, open_timeout=1):
+            return None
+    except InvalidStatus as exc:
+        return exc.response.status_code
+    except OSError:
+        return -1  # not listening yet

@@ -6,10 +6,16 @@ Everything of the stable protocol (version 1) is importable from here:
   ``$defs``; see ``_generated.py``), with the Java-SDK variant names (``AgentMessageChunk``,
   ``ToolCallUpdateNotification``, ``PermissionSelected`` ...) and factories
   (``InitializeResponse.ok()``, ``PromptResponse.end_turn()``, ``PromptRequest.text()`` ...);
+- every string union as a ``StrEnum`` equal to its wire strings (``StopReason.END_TURN``,
+  ``ToolKind.EDIT``) and the tags of every tagged union (``SessionUpdateKind``...); a plain string
+  is accepted wherever they are;
 - :class:`AcpModel` with ``to_wire()`` / ``from_wire()``;
 - method-name constants, :data:`METHODS` and :class:`MethodSpec` (``methods.py``).
 
-Unstable types live in :mod:`rxacp.schema.unstable`.
+Unstable types live in :mod:`rxacp.schema.unstable` (an overlay: unchanged definitions are the
+classes of this package), which is imported only when used. The schema's provenance (npm package
+``@agentclientprotocol/sdk``, version, sha256 of each file) is ``spec/SOURCE.json``; refresh
+with ``scripts/update_schema.py --from-npm VERSION``.
 
 This package does no I/O and knows nothing of JSON-RPC ids, transports or Rx.
 """

@@ -1,10 +1,12 @@
 """An rxacp client whose consumer falls behind, for the client back-pressure test.
 
-``python slow_consumer_client.py N SIZE DELAY`` spawns ``flood_agent.py``, asks it for ``N``
-updates of ``SIZE`` characters, and consumes each with an Observable that completes ``DELAY``
-seconds later (on the connection's scheduler). It prints one JSON line: RSS before the stream
-and the peak during it (KiB, from ``/proc/self/status``), how many updates arrived in order,
-the stop reason and how often reading paused.
+``python slow_consumer_client.py N SIZE DELAY [KIND]`` spawns ``flood_agent.py``, asks it for
+``N`` updates of ``SIZE`` characters, and consumes each with an Observable that completes
+``DELAY`` seconds later (on the connection's scheduler; KIND ``timer``, the default), with
+``reactivex.empty()`` (KIND ``empty``: an Observable that completes at once) or by returning
+``None`` (KIND ``none``). It prints one JSON line: RSS before the stream and the peak during it
+(KiB, from ``/proc/self/status``), the client's CPU seconds during the stream, how many updates
+arrived in order, the stop reason and how often reading paused.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 import reactivex
 
@@ -40,14 +43,19 @@ def reset_peak() -> None:
 
 def main() -> None:
     count, size, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    kind = sys.argv[4] if len(sys.argv) > 4 else "timer"
     state = {"next": 0, "disorder": 0}
     holder: dict[str, object] = {}
 
-    def consume(note: object) -> reactivex.Observable[int]:
+    def consume(note: object) -> reactivex.Observable[int] | None:
         text = note.update.content.text  # type: ignore[attr-defined]
         if int(text[:9]) != state["next"]:
             state["disorder"] += 1
         state["next"] += 1
+        if kind == "none":
+            return None
+        if kind == "empty":
+            return reactivex.empty()
         return reactivex.timer(delay, scheduler=holder["scheduler"])  # type: ignore[arg-type]
 
     transport = StdioAcpClientTransport(AgentParameters(sys.executable, [FLOOD]))
@@ -60,7 +68,9 @@ def main() -> None:
         state["next"] = 0
         idle = status_kib("VmRSS")
         reset_peak()
+        cpu = time.process_time()
         answer = client.prompt(PromptRequest.text(sid, f"flood {count} {size}")).run()
+        cpu = time.process_time() - cpu
         peak = status_kib("VmHWM")
         pauses = client.session.stats.read_pauses
     finally:
@@ -70,6 +80,7 @@ def main() -> None:
             {
                 "rss_idle_kib": idle,
                 "rss_peak_kib": peak,
+                "cpu_seconds": round(cpu, 3),
                 "received": state["next"],
                 "disorder": state["disorder"],
                 "stop_reason": answer.stop_reason,

@@ -458,7 +458,11 @@ class AcpAsyncClient:
         return self._updates.observable(session_id)
 
     def _prompt(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None, updates: bool
+        self,
+        request: PromptRequest | RequestLike,
+        stop: CancellationSignal | None,
+        updates: bool,
+        hold: Callable[[], Any] | None = None,
     ) -> AcpObservable[Any]:
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
@@ -470,7 +474,7 @@ class AcpAsyncClient:
             on_abandon=lambda: settling.abandon(session_id),
         )
         if updates:
-            source = with_updates(self._updates, session_id, source)
+            source = with_updates(self._updates, session_id, source, hold)
         source = settling.hold(session_id, source, stop)
         # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
         return stoppable(source, stop, lambda: self.cancel(session_id))

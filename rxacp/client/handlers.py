@@ -306,11 +306,16 @@ def _consumers_handler(
             return None
         params: Any = note.params if isinstance(note.params, Mapping) else {}
         value = model.from_wire(params)
+        held = None
         if observed and stream is not None:
-            stream.emit(cast(SessionNotification, value))
+            held = stream.emit(cast(SessionNotification, value))  # a bounded tap may hold
         if thread is not None:
-            return thread.submit(lambda: run_blocking(value)) if consumers else None
-        return run_from(value, 0)
+            rest = thread.submit(lambda: run_blocking(value)) if consumers else None
+        else:
+            rest = run_from(value, 0)
+        if held is None:
+            return rest
+        return held if rest is None else reactivex.merge(held, rest)
 
     return handle
 

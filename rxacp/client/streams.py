@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 
@@ -31,7 +32,7 @@ __all__ = ["UpdateStream"]
 
 _log = logging.getLogger("rxacp.client")
 
-_Listener = Callable[[SessionNotification], None]
+_Listener = Callable[[SessionNotification], "reactivex.Observable[Any] | None"]
 
 
 class UpdateStream:
@@ -51,18 +52,26 @@ class UpdateStream:
         return bool(self._observers or self._listeners)
 
     # ------------------------------------------------------------------ feeding (loop)
-    def emit(self, notification: SessionNotification) -> None:
-        """Deliver one notification to the current subscribers (loop thread)."""
+    def emit(self, notification: SessionNotification) -> reactivex.Observable[Any] | None:
+        """Deliver one notification to the current subscribers (loop thread). A tap may
+        return an Observable: the next notification waits until it completed (returned)."""
+        holds: list[reactivex.Observable[Any]] = []
         for listener in self._listeners:
             try:
-                listener(notification)
+                hold = listener(notification)
             except Exception:
                 _log.exception("a prompt_turn() update tap failed")
+                continue
+            if hold is not None:
+                holds.append(hold)
         for observer in self._observers:
             try:
                 observer.on_next(notification)
             except Exception:
                 _log.exception("an updates() subscriber failed")
+        if not holds:
+            return None
+        return holds[0] if len(holds) == 1 else reactivex.merge(*holds)
 
     def complete(self) -> None:
         """The connection ended: complete every subscriber, and later ones at once."""
@@ -78,7 +87,9 @@ class UpdateStream:
 
     # ------------------------------------------------------------------ subscribing
     def tap(self, listener: _Listener) -> Callable[[], None]:
-        """Call ``listener`` with every later notification; returns the removal (loop use)."""
+        """Call ``listener`` with every later notification; returns the removal (loop use).
+        ``listener`` may return an Observable that holds the next notification until it
+        completed (a bounded hand-off to another thread)."""
         with self._lock:
             self._listeners = (*self._listeners, listener)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -19,7 +20,9 @@ import reactivex
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
+from ..errors import AcpTimeoutException
 from ..schema import (
+    AcpModel,
     AuthenticateRequest,
     AuthenticateResponse,
     CancelNotification,
@@ -46,11 +49,13 @@ from ..schema import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
+from ..schema import methods as m
 from ..session import AcpSession
 from ..session.blocking import Waiter, wait_for
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 from .consumers import ConsumerThread
+from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # unstable models load only when an unstable call is made
     from ..schema.unstable import (
@@ -102,6 +107,13 @@ class AcpSyncClient:
 
     # ------------------------------------------------------------------ plumbing
     def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
+        self._check_caller(what)
+        limit = None if bound is None else bound + WAIT_SLACK_SECONDS
+        value = cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
+        self._flush_consumers(limit)
+        return value
+
+    def _check_caller(self, what: str) -> None:
         if self._async.session.runner.in_loop():
             raise RuntimeError(
                 f"AcpSyncClient.{what} called on the connection's own loop thread (from a consumer "
@@ -114,10 +126,6 @@ class AcpSyncClient:
                 "for its own updates. Send notifications (cancel) from a consumer, or hand the "
                 "call to another thread."
             )
-        limit = None if bound is None else bound + WAIT_SLACK_SECONDS
-        value = cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
-        self._flush_consumers(limit)
-        return value
 
     def _flush_consumers(self, timeout: float | None) -> None:
         """Updates before the answer: wait until the consumers ran for every notification that
@@ -250,6 +258,44 @@ class AcpSyncClient:
         return self._block(
             self._async.prompt(request, stop), "session/prompt", self._async.prompt_timeout
         )
+
+    def prompt_turn(
+        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> Iterator[AcpModel]:
+        """``session/prompt`` as an iterator: each ``SessionUpdate`` of the turn, in order, then
+        the ``PromptResponse`` (the blocking twin of ``AcpAsyncClient.prompt_turn``)::
+
+            for item in client.prompt_turn(PromptRequest.text(sid, "hi")):
+                if isinstance(item, AgentMessageChunk): print(item.content.text, end="")
+
+        Nothing is sent until the first ``next()``; each iteration is a new turn. Leaving the
+        loop early (``break`` out of ``for item in client.prompt_turn(...)``, an exception,
+        Ctrl-C, or ``close()`` on a kept iterator) disposes the prompt, which cancels the turn
+        (``session/cancel`` and ``$/cancel_request``). ``stop`` works as for :meth:`prompt`.
+        Bounded by the builder's ``prompt_timeout`` (off by default). When the loop body is
+        slower than the agent, at most 256 items wait here and the client stops reading the
+        agent meanwhile.
+        """
+        self._check_caller("prompt_turn")
+        buffer = TurnBuffer(self._async.session.runner)
+        source = self._async._prompt(request, stop, updates=True, hold=buffer.hold)
+        bound = self._async.prompt_timeout
+        limit = None if bound is None else bound + WAIT_SLACK_SECONDS
+        subscription = source.subscribe(buffer.on_next, buffer.on_error, buffer.on_completed)
+        try:
+            while True:
+                try:
+                    kind, value = buffer.take(limit)
+                except TimeoutError:
+                    raise AcpTimeoutException(m.SESSION_PROMPT, limit or 0.0) from None
+                if kind == "c":
+                    return
+                if kind == "e":
+                    raise value
+                yield value
+        finally:
+            buffer.close()
+            subscription.dispose()
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests

@@ -14,19 +14,23 @@ engine do) or for ``CancellationSignal`` stops, which wait for the agent's answe
 
 from __future__ import annotations
 
+import collections
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
+from reactivex.subject import AsyncSubject
 
 from ..schema import PromptResponse, SessionNotification
 from ..session import AcpObservable, AcpSession
 from .cancellation import CancellationSignal
 from .streams import UpdateStream
 
-__all__ = ["SETTLE_BOUND", "SettlingTurns", "with_updates"]
+__all__ = ["SETTLE_BOUND", "SettlingTurns", "TurnBuffer", "with_updates"]
 
 _log = logging.getLogger("rxacp.client")
 
@@ -35,21 +39,29 @@ SETTLE_BOUND = 10.0
 
 
 def with_updates(
-    stream: UpdateStream, session_id: str, prompt: AcpObservable[Any]
+    stream: UpdateStream,
+    session_id: str,
+    prompt: AcpObservable[Any],
+    hold: Callable[[], reactivex.Observable[Any] | None] | None = None,
 ) -> AcpObservable[Any]:
     """``prompt`` preceded by the ``SessionUpdate`` models of its session that arrive while it is in
     flight. Subscribe it on the loop (:meth:`SettlingTurns.hold` does), right before the prompt
     is written, so the tap starts with the turn::
 
         ──u1──u2──u3──R|     (u: SessionUpdate models; R: the PromptResponse)
+
+    ``hold`` (called after each update) may return an Observable that holds the next
+    notification until it completed: the blocking iterator's bounded buffer uses it.
     """
 
     def subscribe(
         observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        def on_update(notification: SessionNotification) -> None:
-            if notification.session_id == session_id:
-                observer.on_next(notification.update)
+        def on_update(notification: SessionNotification) -> reactivex.Observable[Any] | None:
+            if notification.session_id != session_id:
+                return None
+            observer.on_next(notification.update)
+            return hold() if hold is not None else None
 
         remove = stream.tap(on_update)
         inner = prompt.subscribe(
@@ -209,3 +221,64 @@ class _Held:
         inner, self._inner = self._inner, None
         if inner is not None:
             inner.dispose()
+
+
+class TurnBuffer:
+    """The blocking ``prompt_turn`` iterator's hand-off: the loop puts each emission here and
+    the caller's thread takes them in order. Bounded: once ``limit`` wait, :meth:`hold` makes
+    the loop's inbox wait (so reading the agent pauses) until the caller took half of them.
+    """
+
+    def __init__(self, runner: Any, limit: int = 256) -> None:
+        self._runner = runner
+        self._limit = limit
+        self._cond = threading.Condition()
+        self._items: collections.deque[tuple[str, Any]] = collections.deque()
+        self._holding: AsyncSubject[Any] | None = None
+
+    # loop side
+    def on_next(self, value: Any) -> None:
+        self._put("n", value)
+
+    def on_error(self, error: Exception) -> None:
+        self._put("e", error)
+
+    def on_completed(self) -> None:
+        self._put("c", None)
+
+    def _put(self, kind: str, value: Any) -> None:
+        with self._cond:
+            self._items.append((kind, value))
+            self._cond.notify()
+
+    def hold(self) -> reactivex.Observable[Any] | None:
+        """(Loop, after each update.) An Observable to wait on while the buffer is full."""
+        with self._cond:
+            if len(self._items) < self._limit:
+                return None
+            if self._holding is None:
+                self._holding = AsyncSubject()
+            return self._holding
+
+    # caller side
+    def take(self, timeout: float | None) -> tuple[str, Any]:
+        """The next emission ``("n", value)``, ``("e", error)`` or ``("c", None)``; raises
+        ``TimeoutError`` when ``timeout`` passes first."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: bool(self._items), timeout):
+                raise TimeoutError
+            item = self._items.popleft()
+            release = None
+            if self._holding is not None and len(self._items) <= self._limit // 2:
+                release, self._holding = self._holding, None
+        if release is not None:
+            self._runner.call(release.on_completed)
+        return item
+
+    def close(self) -> None:
+        """The caller stopped iterating: never hold the loop again."""
+        with self._cond:
+            self._limit = 1 << 62
+            release, self._holding = self._holding, None
+        if release is not None:
+            self._runner.call(release.on_completed)

@@ -8,6 +8,7 @@ method table with a canned, valid response. Prompts are scripted by their text:
   ``stream <n>``       n agent_message_chunks "0".."n-1", then end_turn
   ``wait``             holds the turn until session/cancel, sends "after-cancel", answers cancelled
   ``hang``             never answers (for disposal / timeouts)
+  ``hang-after <n>``   n agent_message_chunks "0".."n-1", then never answers
   ``permission``       asks session/request_permission; reports "permission:<outcome>" then
                        answers end_turn, or cancelled if the outcome was cancelled
   ``read <path>``      fs/read_text_file; reports "read:<content>" or "error:<code>:<message>"
@@ -222,6 +223,10 @@ class FakeAgent:
                 ops.map(lambda _: PromptResponse.cancelled()),
             )
         if command == "hang":
+            return reactivex.never()
+        if command == "hang-after":
+            for i in range(int(arg)):
+                self._say(sid, str(i))
             return reactivex.never()
         if command == "stats":
             self._say(sid, json.dumps(Counter(self.methods())))

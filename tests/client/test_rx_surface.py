@@ -265,3 +265,56 @@ def test_over_stdio_prompt_turn_streams_the_turn_and_updates_sees_it_too() -> No
     assert _chunk_texts(result) == [str(i) for i in range(300)]
     assert result[-1].stop_reason == "end_turn"
     assert texts(seen) == [str(i) for i in range(300)]
+
+
+# ---------------------------------------------------------------------------- blocking iterator
+def test_the_blocking_prompt_turn_yields_every_update_then_the_answer(rig: Rig) -> None:
+    client = rig.sync_builder().build()
+    rig.on_close(client.close)
+    items = list(client.prompt_turn(PromptRequest.text(SID, "stream 20")))
+    assert _chunk_texts(items) == [str(i) for i in range(20)]
+    assert isinstance(items[-1], PromptResponse) and items[-1].stop_reason == "end_turn"
+    assert rig.agent.count(m.SESSION_PROMPT) == 1
+
+
+def test_breaking_out_of_a_streaming_blocking_turn_sends_both_cancels_once(rig: Rig) -> None:
+    client = rig.sync_builder().build()
+    rig.on_close(client.close)
+    unused = client.prompt_turn(PromptRequest.text(SID, "never sent"))
+    del unused  # nothing is sent before iterating
+    for item in client.prompt_turn(PromptRequest.text(SID, "hang-after 3")):
+        assert _chunk_texts([item]) == ["0"]
+        break  # the iterator is closed here (CPython frees it): the turn is cancelled
+    rig.agent.wait_for_method(CANCEL_REQUEST)
+    assert rig.agent.count(m.SESSION_CANCEL) == 1 and rig.agent.count(CANCEL_REQUEST) == 1
+    assert rig.agent.count(m.SESSION_PROMPT) == 1
+    nxt = list(client.prompt_turn(PromptRequest.text(SID, "echo next")))
+    assert _chunk_texts(nxt) == ["next"] and nxt[-1].stop_reason == "end_turn"
+
+
+def test_a_slow_blocking_iteration_holds_the_connection_instead_of_buffering(rig: Rig) -> None:
+    from .conftest import flush
+
+    client = rig.sync_builder().build()
+    rig.on_close(client.close)
+    turn = client.prompt_turn(PromptRequest.text(SID, "stream 2000"))
+    first = next(turn)
+    for _ in range(500):  # bounded: until the stream arrived while nobody iterates
+        if client.session.stats.read_pauses:
+            break
+        flush(client.session)
+    assert client.session.stats.read_pauses >= 1  # the iterator's buffer filled: reading paused
+    rest = list(turn)
+    assert _chunk_texts([first, *rest]) == [str(i) for i in range(2000)]
+    assert rest[-1].stop_reason == "end_turn"
+
+
+def test_over_stdio_the_blocking_prompt_turn_streams_the_turn() -> None:
+    client = AcpClient.sync(stdio_transport()).build()
+    try:
+        client.initialize()
+        items = list(client.prompt_turn(PromptRequest.text(SID, "stream 300")))
+    finally:
+        client.close()
+    assert _chunk_texts(items) == [str(i) for i in range(300)]
+    assert items[-1].stop_reason == "end_turn"

@@ -94,9 +94,12 @@ def test_stdio_stop_signal_sends_one_session_cancel_and_returns_cancelled(
     client.ext_method("_test/echo")  # the prompt reached the agent before this answer
     threading.Thread(target=stop.cancel).start()
     assert done.wait(5)
-    assert answers[0].stop_reason == "cancelled" and texts(stdio.updates) == ["after-cancel"]
     stop.cancel()
-    assert stdio.stats()[m.SESSION_CANCEL] == 1
+    # the async answer does not wait for the sync client's consumer thread; the blocking
+    # stats prompt does (it returns after everything before it was consumed)
+    stats = stdio.stats()
+    assert answers[0].stop_reason == "cancelled" and texts(stdio.updates)[0] == "after-cancel"
+    assert stats[m.SESSION_CANCEL] == 1
 
 
 def test_stdio_disposing_a_prompt_sends_session_cancel_and_cancel_request_once(

@@ -20,11 +20,7 @@ from websockets.exceptions import InvalidStatus, InvalidURI
 from websockets.frames import CloseCode
 
 from rxacp.errors import AcpConnectionException
-from rxacp.transport._websocket_common import (
-    DEFAULT_MAX_MESSAGE_SIZE,
-    _BoundedClientConnection,
-    _options,
-)
+from rxacp.transport._websocket_common import DEFAULT_MAX_MESSAGE_SIZE, _options
 from rxacp.transport._websocket_connection import _WebSocketTransport
 from rxacp.transport.base import FrameReceiver
 
@@ -93,7 +89,7 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
                 ping_timeout=opts.ping_timeout,
                 close_timeout=opts.close_timeout,
                 compression="deflate" if opts.compression else None,
-                **{"create_connection": _BoundedClientConnection, **self._connect_options},
+                **self._connect_options,
             )
         except TimeoutError:
             raise AcpConnectionException(

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
@@ -37,7 +36,6 @@ __all__ = [
     "_CLOSE_GRACE",
     "_SHUTDOWN",
     "_Access",
-    "_BoundedClientConnection",
     "_End",
     "_Options",
     "_access",
@@ -214,7 +212,10 @@ def _url(host: str, port: int, path: str) -> str:
 class _StopReadingWhileBacklogged:
     """Mixin for a ``websockets`` connection: stop reading the socket while its own write
     buffer is over the high-water mark, so a peer that sends pings (or anything the protocol
-    answers by itself) and never reads cannot make this side queue pongs without limit."""
+    answers by itself) and never reads cannot make this side queue pongs without limit.
+
+    Server side only: a client that stopped reading while its agent also stopped reading (the
+    agent side pauses its reads when its outbox is full) would deadlock both."""
 
     transport: asyncio.Transport
 
@@ -231,10 +232,6 @@ class _StopReadingWhileBacklogged:
 
 class _BoundedServerConnection(_StopReadingWhileBacklogged, ServerConnection):
     """The server side's connection class (see :class:`_StopReadingWhileBacklogged`)."""
-
-
-class _BoundedClientConnection(_StopReadingWhileBacklogged, ClientConnection):
-    """The client side's connection class (see :class:`_StopReadingWhileBacklogged`)."""
 
 
 def _serve_kwargs(

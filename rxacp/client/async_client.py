@@ -73,14 +73,24 @@ from .turns import SettlingTurns, with_updates
 
 if TYPE_CHECKING:  # unstable models load only when an unstable call is made
     from ..schema.unstable import (
+        ArchiveSessionRequest,
+        ArchiveSessionResponse,
+        AuthStatusRequest,
+        AuthStatusResponse,
         DisableProviderRequest,
         DisableProviderResponse,
         ForkSessionRequest,
         ForkSessionResponse,
         ListProvidersRequest,
         ListProvidersResponse,
+        SessionStatusRequest,
+        SessionStatusResponse,
         SetProviderRequest,
         SetProviderResponse,
+        SetSessionTitleRequest,
+        SetSessionTitleResponse,
+        UnarchiveSessionRequest,
+        UnarchiveSessionResponse,
     )
 
 __all__ = [
@@ -395,6 +405,51 @@ class AcpAsyncClient:
         ──request──▶ ─────R|
         """
         return self._call(m.PROVIDERS_DISABLE, request)
+
+    def archive_session(
+        self, request: ArchiveSessionRequest | RequestLike
+    ) -> AcpObservable[ArchiveSessionResponse]:
+        """**Unstable.** ``session/archive`` (gated by ``sessionCapabilities.archive``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_ARCHIVE, request)
+
+    def unarchive_session(
+        self, request: UnarchiveSessionRequest | RequestLike
+    ) -> AcpObservable[UnarchiveSessionResponse]:
+        """**Unstable.** ``session/unarchive`` (gated by ``sessionCapabilities.archive``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_UNARCHIVE, request)
+
+    def session_status(
+        self, request: SessionStatusRequest | RequestLike
+    ) -> AcpObservable[SessionStatusResponse]:
+        """**Unstable.** ``session/status`` (gated by ``sessionCapabilities.status``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_STATUS, request)
+
+    def set_session_title(
+        self, request: SetSessionTitleRequest | RequestLike
+    ) -> AcpObservable[SetSessionTitleResponse]:
+        """**Unstable.** ``session/set_title`` (gated by ``sessionCapabilities.title``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.SESSION_SET_TITLE, request)
+
+    def auth_status(
+        self, request: AuthStatusRequest | RequestLike | None = None
+    ) -> AcpObservable[AuthStatusResponse]:
+        """**Unstable.** ``auth/status`` (gated by ``auth.status``)::
+
+        ──request──▶ ─────R|
+        """
+        return self._call(m.AUTH_STATUS, {} if request is None else request)
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(

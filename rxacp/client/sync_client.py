@@ -59,14 +59,24 @@ from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # unstable models load only when an unstable call is made
     from ..schema.unstable import (
+        ArchiveSessionRequest,
+        ArchiveSessionResponse,
+        AuthStatusRequest,
+        AuthStatusResponse,
         DisableProviderRequest,
         DisableProviderResponse,
         ForkSessionRequest,
         ForkSessionResponse,
         ListProvidersRequest,
         ListProvidersResponse,
+        SessionStatusRequest,
+        SessionStatusResponse,
         SetProviderRequest,
         SetProviderResponse,
+        SetSessionTitleRequest,
+        SetSessionTitleResponse,
+        UnarchiveSessionRequest,
+        UnarchiveSessionResponse,
     )
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
@@ -244,6 +254,34 @@ class AcpSyncClient:
     ) -> DisableProviderResponse:
         """**Unstable.** ``providers/disable`` (gated by ``providers``)."""
         return self._request(self._async.disable_provider(request), "providers/disable")
+
+    def archive_session(
+        self, request: ArchiveSessionRequest | RequestLike
+    ) -> ArchiveSessionResponse:
+        """**Unstable.** ``session/archive`` (gated by ``sessionCapabilities.archive``)."""
+        return self._request(self._async.archive_session(request), "session/archive")
+
+    def unarchive_session(
+        self, request: UnarchiveSessionRequest | RequestLike
+    ) -> UnarchiveSessionResponse:
+        """**Unstable.** ``session/unarchive`` (gated by ``sessionCapabilities.archive``)."""
+        return self._request(self._async.unarchive_session(request), "session/unarchive")
+
+    def session_status(self, request: SessionStatusRequest | RequestLike) -> SessionStatusResponse:
+        """**Unstable.** ``session/status`` (gated by ``sessionCapabilities.status``)."""
+        return self._request(self._async.session_status(request), "session/status")
+
+    def set_session_title(
+        self, request: SetSessionTitleRequest | RequestLike
+    ) -> SetSessionTitleResponse:
+        """**Unstable.** ``session/set_title`` (gated by ``sessionCapabilities.title``)."""
+        return self._request(self._async.set_session_title(request), "session/set_title")
+
+    def auth_status(
+        self, request: AuthStatusRequest | RequestLike | None = None
+    ) -> AuthStatusResponse:
+        """**Unstable.** ``auth/status`` (gated by ``auth.status``)."""
+        return self._request(self._async.auth_status(request), "auth/status")
 
     def prompt(
         self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None

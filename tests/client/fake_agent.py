@@ -60,8 +60,11 @@ FULL_CAPABILITIES: dict[str, Any] = {
         "resume": {},
         "close": {},
         "fork": {},
+        "archive": {},
+        "status": {},
+        "title": {},
     },
-    "auth": {"logout": {}},
+    "auth": {"logout": {}, "status": {}},
     "providers": {},
 }
 
@@ -81,6 +84,11 @@ CANNED: dict[str, Any] = {
     m.PROVIDERS_LIST: {"providers": []},
     m.PROVIDERS_SET: {},
     m.PROVIDERS_DISABLE: {},
+    m.SESSION_ARCHIVE: {},
+    m.SESSION_UNARCHIVE: {},
+    m.SESSION_STATUS: {"status": "open"},
+    m.SESSION_SET_TITLE: {"title": "Renamed"},
+    m.AUTH_STATUS: {"state": "authenticated"},
 }
 
 

@@ -23,6 +23,8 @@ def _marker(client: Any) -> None:
 
 def test_the_gated_methods_are_the_ones_the_spec_gates() -> None:
     assert GATED == [
+        "archive_session",
+        "auth_status",
         "close_session",
         "delete_session",
         "disable_provider",
@@ -32,7 +34,10 @@ def test_the_gated_methods_are_the_ones_the_spec_gates() -> None:
         "load_session",
         "logout",
         "resume_session",
+        "session_status",
         "set_provider",
+        "set_session_title",
+        "unarchive_session",
     ]
 
 

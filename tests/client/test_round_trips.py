@@ -45,6 +45,11 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
         {"providerId": "p", "apiType": "openai", "baseUrl": "https://x.invalid"},
     ),
     "disable_provider": (m.PROVIDERS_DISABLE, {"providerId": "p"}),
+    "archive_session": (m.SESSION_ARCHIVE, {"sessionId": SID}),
+    "unarchive_session": (m.SESSION_UNARCHIVE, {"sessionId": SID}),
+    "session_status": (m.SESSION_STATUS, {"sessionId": SID}),
+    "set_session_title": (m.SESSION_SET_TITLE, {"sessionId": SID, "title": "Renamed"}),
+    "auth_status": (m.AUTH_STATUS, {}),
 }
 
 

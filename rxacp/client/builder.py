@@ -191,6 +191,10 @@ class _ClientBuilderBase(Generic[_Client]):
         Consumers run on the connection's loop thread and **must not block**; a consumer may
         return an Observable, which holds the next consumer and the next update until it
         completes. A prompt's answer is emitted only after its updates went through.
+
+        Fast path: an Observable that completes while it is subscribed (``reactivex.empty()``,
+        ``reactivex.just(x)``, ``reactivex.defer(...)`` of those) is subscribed once, without
+        reactivex's trampoline, and holds nothing; returning ``None`` costs nothing at all.
         """
         _callable(consumer, "session_update_consumer")
         self._handlers.update_consumers.append(consumer)
@@ -289,7 +293,12 @@ class _ClientBuilderBase(Generic[_Client]):
 
 class AcpAsyncClientBuilder(_ClientBuilderBase[AcpAsyncClient]):
     """Builds an :class:`AcpAsyncClient`. Handlers return Observables (or coroutines/values)
-    and run on the connection's loop: they must not block."""
+    and run on the connection's loop: they must not block.
+
+    A plain return value answers at once, without Rx; an Observable that emits while it is
+    subscribed (``reactivex.just(r)``, ``reactivex.defer(lambda _: reactivex.just(r))``)
+    answers at once too, after one subscription; any other Observable answers with its first
+    value whenever it comes (disposed if the agent cancels the request)."""
 
     def __init__(self, transport: AcpTransport) -> None:
         super().__init__(transport, blocking=False)

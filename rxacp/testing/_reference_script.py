@@ -153,8 +153,13 @@ def _seconds(arg: str, what: str) -> float:
     return value
 
 
+_CHUNKS: tuple[str, ...] = tuple(word + " " for word in STREAM_WORDS)
+
+
 def _word(index: int) -> str:
-    return STREAM_WORDS[index % len(STREAM_WORDS)] + " "
+    # one shared string per word: a session's history of a long stream holds references
+    # (8 bytes a chunk), not a copy of every chunk
+    return _CHUNKS[index % len(_CHUNKS)]
 
 
 def _stream(arg: str, _session_id: str) -> Script:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the pinned PRODUCTION ACP agents of the field suite (tests/field) from the npm registry,
+# Install the pinned PRODUCTION ACP agents and clients of the field suite (tests/field) from the npm
+# registry (agents, acpx) and PyPI (acp-client, last, in its own virtualenv),
 # each into its own folder under the ignored cache .field-cache/ (repo root), with `npm install` from
 # the exact versions and the lock file committed in tests/field/peers/<name>/ (not `npm ci`: npm
 # writes opencode-ai's lock without its other platforms' optional packages and then refuses it
@@ -93,3 +94,17 @@ for name in "${NAMES[@]}"; do
   pkg="$(main_package "${PEERS}/${name}")"
   echo "${name} $(node -p "require('${CACHE}/${name}/node_modules/${pkg}/package.json').version")"
 done
+
+# acp-client (PyPI), a production client driving rxacp's reference agent: its own virtualenv,
+# never rxacp's environment (the driver, tests/field/clients/acp_client_driver.py, runs there).
+ACP_CLIENT_VERSION="0.1.0"
+VENV="${CACHE}/acp-client-venv"
+PY="${PYTHON:-python3}"
+if ! "${VENV}/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('acp-client') != '${ACP_CLIENT_VERSION}')" 2>/dev/null; then
+  rm -rf "${VENV}"
+  "${PY}" -m venv "${VENV}" || fail "cannot create ${VENV} with ${PY}"
+  timeout "${NPM_TIMEOUT}" "${VENV}/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "acp-client==${ACP_CLIENT_VERSION}" \
+    || fail "pip install acp-client==${ACP_CLIENT_VERSION} failed (is PyPI reachable?)"
+fi
+echo "acp-client ${ACP_CLIENT_VERSION}"

@@ -95,6 +95,8 @@ def build_decorated(
         builder.cancel_grace_period(options.cancel_grace)
     if options.max_prompt_duration is not None:
         builder.max_prompt_duration(options.max_prompt_duration)
+    if options.hold_prompt_while_cancelling:
+        builder.hold_prompt_while_cancelling()
     agent = builder.build()
     instance.agent = agent
     return agent

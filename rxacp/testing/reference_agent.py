@@ -1,7 +1,8 @@
 """The rxacp reference agent: a real ACP agent over stdio, for demos, interop and client tests.
 
 Run it with ``python -m rxacp.testing.reference_agent [--api sync|async|decorators]
-[--cancel-grace SECONDS] [--max-prompt-duration SECONDS] [--log-wire FILE]``. The prompt's text
+[--cancel-grace SECONDS] [--max-prompt-duration SECONDS] [--hold-prompt-while-cancelling]
+[--log-wire FILE]``. The prompt's text
 selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
 
 ==========================  ====================================================================
@@ -207,6 +208,8 @@ class ReferenceOptions:
 
     cancel_grace: float | None = None
     max_prompt_duration: float | None = None
+    hold_prompt_while_cancelling: bool = False
+    """Hold a prompt that arrives while its session's turn is cancelling (default: -32600)."""
 
 
 Runnable = AcpSyncAgent | AcpAsyncAgent | Any
@@ -243,6 +246,8 @@ def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) ->
         builder.cancel_grace_period(options.cancel_grace)
     if options.max_prompt_duration is not None:
         builder.max_prompt_duration(options.max_prompt_duration)
+    if options.hold_prompt_while_cancelling:
+        builder.hold_prompt_while_cancelling()
     builder.new_session_handler(sessions.new_session)
     builder.load_session_handler(lambda req: sessions.load_session(req, send))
     builder.list_sessions_handler(sessions.list_sessions)
@@ -304,6 +309,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="maximum prompt turn duration (default off)",
     )
+    parser.add_argument(
+        "--hold-prompt-while-cancelling",
+        action="store_true",
+        help="hold a prompt that arrives while its session's turn is cancelling until that turn "
+        "answered (default: answer it -32600); for clients that ask again right after "
+        "session/cancel",
+    )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic as JSON lines")
     return parser
 
@@ -316,7 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..cli.wirelog import WireLogTransport
 
         transport = WireLogTransport(transport, args.log_wire)
-    options = ReferenceOptions(args.cancel_grace, args.max_prompt_duration)
+    options = ReferenceOptions(
+        args.cancel_grace, args.max_prompt_duration, args.hold_prompt_while_cancelling
+    )
     try:
         agent = build_agent(args.api, transport, options)
     except RuntimeError as exc:

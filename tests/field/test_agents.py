@@ -18,13 +18,15 @@ This module is *not* responsible for the agents' configuration (``agents.py``), 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from rxacp.client import CancellationSignal
-from rxacp.schema import PromptResponse
+from rxacp.schema import PromptRequest, PromptResponse
+from rxacp.session.blocking import wait_for
 from tests.field.agents import AGENTS, FieldAgent
 from tests.field.fake_model import PLAIN_TEXT, SLOW_CHUNKS, FakeModelServer
 from tests.field.matrix import FIELD_MATRIX, QUIRK, QUIRKS
@@ -257,6 +259,32 @@ def test_cancelling_a_slow_turn_with_a_cancellation_signal_answers_cancelled(
         assert "error" not in box, box
         assert box["answer"].stop_reason == "cancelled", rig.describe()
         assert "w79" not in rig.texts(), "the turn ran to its end"
+
+
+def test_a_disposed_slow_prompt_leaves_the_session_answering_the_next_prompt_within_5_s(
+    started: Started,
+) -> None:
+    rig = started.rig
+    with FIELD_MATRIX.cell(started.row, "dispose_then_prompt"):
+        rig.session_id = rig.new_session()
+        outcome: list[Any] = []
+        # Both APIs give a turn up the same way underneath: the blocking client's Ctrl-C and
+        # prompt_timeout dispose this very subscription.
+        subscription = rig.client.prompt(
+            PromptRequest.text(rig.session_id, "field:slow")
+        ).subscribe(outcome.append, outcome.append, lambda: outcome.append("completed"))
+        assert rig.wait_for_text("w2 ", STARTED_BOUND_S), rig.describe()
+        subscription.dispose()
+        given_up = time.monotonic()
+        next_turn = rig.client.prompt(PromptRequest.text(rig.session_id, "field:plain"))
+        answer = wait_for(next_turn, NEXT_PROMPT_BOUND_S * 4, what="the next prompt")
+        elapsed = time.monotonic() - given_up
+        assert answer.stop_reason == "end_turn", rig.describe()
+        assert elapsed <= NEXT_PROMPT_BOUND_S, f"next prompt answered {elapsed:.1f} s after dispose"
+        # With the blocking builder the consumer runs on its own thread: the updates of a turn
+        # taken through .async_client may land just after its answer.
+        assert rig.wait_for_text(PLAIN_TEXT, NEXT_PROMPT_BOUND_S), rig.describe()
+        assert outcome == [], "a disposed prompt must not emit"
 
 
 def test_strict_validation_of_every_message_the_agent_sent_rejects_none(

@@ -4,6 +4,8 @@
 - :class:`MockAcpAgent`: a scriptable fake agent, to test a client.
 - :class:`MockAcpClient`: a scriptable fake client, to test an agent.
 - :func:`check_transport_pair`: a conformance check for transport implementations.
+- :func:`quiesce`: wait until a connection is quiet (loop and worker threads), so "nothing
+  happened" assertions prove something.
 - pytest fixtures ``acp_pair``, ``mock_client``, ``mock_agent`` in
   :mod:`rxacp.testing.pytest_plugin` (registered automatically when rxacp is installed).
 
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .conformance import check_transport_pair
 from .memory import InMemoryTransport, InMemoryTransportPair
+from .quiesce import quiesce
 
 if TYPE_CHECKING:
     from .mocks import MockAcpAgent, MockAcpClient, RecordingTransport, WireFrame, start_agent
@@ -32,6 +35,7 @@ __all__ = [
     "RecordingTransport",
     "WireFrame",
     "check_transport_pair",
+    "quiesce",
     "start_agent",
 ]
 

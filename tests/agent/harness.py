@@ -7,7 +7,8 @@ from typing import Any
 from reactivex.testing import TestScheduler
 
 from rxacp.agent import AcpAgent, AcpAgentBuilder
-from tests.session.conftest import ScriptedTransport, flush
+from rxacp.testing import quiesce
+from tests.session.conftest import ScriptedTransport
 
 SESSION = "sess-1"
 
@@ -87,7 +88,7 @@ class AgentHarness:
         return self.peer.nothing_sent(self.agent.session)
 
     def flush(self) -> None:
-        flush(self.agent.session)
+        quiesce(self.agent, workers=False)  # sync handlers stay blocked on purpose here
 
     def advance(self, seconds: float) -> None:
         self.flush()

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from rxacp.client import AcpAsyncClientBuilder, AcpClient, AcpSyncClientBuilder
-from rxacp.session import AcpSession
+from rxacp.testing import quiesce
 from rxacp.testing.memory import InMemoryTransportPair
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
@@ -59,12 +58,8 @@ def rig() -> Iterator[Rig]:
     r.close()
 
 
-def flush(session: AcpSession) -> None:
-    """Wait until ``session``'s loop ran everything queued before this call (twice)."""
-    for _ in range(2):
-        done = threading.Event()
-        session.runner.call_later(done.set)
-        assert done.wait(2.0), "connection loop is stuck"
+flush = quiesce
+"""Wait until the session is quiet: loop and worker threads (``rxacp.testing.quiesce``)."""
 
 
 def stdio_transport() -> StdioAcpClientTransport:

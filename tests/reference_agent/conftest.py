@@ -33,7 +33,8 @@ from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APIS = ("sync", "async", "decorators")
-WAIT = 5.0
+WAIT = 30.0  # bound of waits that succeed at once; generous for a loaded 2-core box
+GRACE_S = 1.5  # the agents run with --cancel-grace 1.5
 
 
 def agent_env() -> dict[str, str]:
@@ -168,6 +169,6 @@ class Conversation:
 @pytest.fixture(scope="module", params=APIS)
 def conv(request: pytest.FixtureRequest) -> Iterator[Conversation]:
     """One reference agent per API (grace period 0.5 s), shared by a module's tests."""
-    conversation = Conversation("--api", request.param, "--cancel-grace", "0.5")
+    conversation = Conversation("--api", request.param, "--cancel-grace", str(GRACE_S))
     yield conversation
     conversation.close()

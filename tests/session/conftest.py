@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from rxacp.session import AcpSession
+from rxacp.testing import quiesce
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 
 
@@ -64,12 +65,9 @@ class ScriptedTransport(AcpTransport):
 
 
 def flush(session: AcpSession) -> None:
-    """Wait until the session's loop has run everything queued before this call (twice, to
-    let work queued by that work run as well)."""
-    for _ in range(2):
-        done = threading.Event()
-        session.runner.call_later(done.set)
-        assert done.wait(2.0), "connection loop is stuck"
+    """Wait until the session's loop ran everything queued (``rxacp.testing.quiesce``; the
+    engine tests keep blocking handlers running on purpose, so workers are not waited for)."""
+    quiesce(session, workers=False)
 
 
 @pytest.fixture

@@ -431,10 +431,10 @@ connection.close();
 child.stdin.end();
 const exited = await Promise.race([
   childExit,
-  new Promise((resolve) => setTimeout(() => resolve(null), 3000)),
+  new Promise((resolve) => setTimeout(() => resolve(null), 30000)),
 ]);
 if (exited === null) {
-  process.stderr.write("ts_client: agent did not exit on stdin EOF within 3 s; killing it\n");
+  process.stderr.write("ts_client: agent did not exit on stdin EOF within 30 s; killing it\n");
   child.kill("SIGKILL");
 }
 process.exit(code);

@@ -30,6 +30,11 @@ def test_readme_has_exactly_two_setup_commands_demo_then_tests() -> None:
     assert bash_blocks() == [DEMO_COMMAND, TEST_COMMAND]
 
 
+def test_readme_gives_the_quick_offline_subset_by_marker() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert '`python -m pytest -m "not interop and not field and not slow"`' in readme
+
+
 def test_ci_runs_the_readmes_test_command_verbatim() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert TEST_COMMAND in [line.strip() for line in ci]

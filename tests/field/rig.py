@@ -131,18 +131,24 @@ class FieldRig:
         server: FakeModelServer,
         *,
         prompt_timeout: float | None = PROMPT_BOUND_S,
+        base: Path | None = None,
     ) -> None:
         if api not in APIS:
             raise ValueError(f"api must be one of {APIS}, got {api!r}")
         self.agent = agent
         self.api = api
         self.server = server
-        self._tmp = tempfile.TemporaryDirectory(prefix=f"rxacp-field-{agent.name}-")
-        base = Path(self._tmp.name)
+        # ``base``: the caller's folder (kept), e.g. to reuse a home the agent has set up.
+        self._tmp = (
+            tempfile.TemporaryDirectory(prefix=f"rxacp-field-{agent.name}-")
+            if base is None
+            else None
+        )
+        base = Path(self._tmp.name) if self._tmp is not None else base
         self.home = base / "home"
         self.workspace = base / "workspace"
-        self.home.mkdir()
-        self.workspace.mkdir()
+        self.home.mkdir(exist_ok=True)
+        self.workspace.mkdir(exist_ok=True)
         (self.workspace / WORKSPACE_FILE).write_text(WORKSPACE_TEXT, encoding="utf-8")
         self.updates: list[SessionNotification] = []
         self.update_arrived = threading.Condition()
@@ -304,8 +310,9 @@ class FieldRig:
             else:
                 self.client.close()
         finally:
-            with contextlib.suppress(OSError):
-                self._tmp.cleanup()
+            if self._tmp is not None:
+                with contextlib.suppress(OSError):
+                    self._tmp.cleanup()
 
 
 @contextlib.contextmanager

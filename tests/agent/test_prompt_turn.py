@@ -46,7 +46,7 @@ def cooperative(api: str, reply: Any = None, fail: Exception | None = None) -> A
             assert ctx.is_cancelled()
             if fail is not None:
                 raise fail
-            return reply  # type: ignore[no-any-return]
+            return reply
 
         return sync_handler
 
@@ -591,7 +591,7 @@ def test_an_abandoned_sync_handler_gives_back_its_worker_so_another_session_prom
 
     def handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
         if req.session_id == "A":
-            return stubborn(req, ctx)  # type: ignore[no-any-return]
+            return stubborn(req, ctx)
         ctx.send_message("B runs")
         return PromptResponse.end_turn()
 

@@ -176,7 +176,7 @@ def test_an_async_def_consumer_is_awaited_for_every_update_in_order(rig: Rig) ->
         active[0] += 1
         overlaps[0] = max(overlaps[0], active[0])
         await asyncio.sleep(0)
-        got.append(note.update.content.text)  # type: ignore[union-attr]
+        got.append(note.update.content.text)
         active[0] -= 1
 
     client = rig.async_builder().session_update_consumer(consume).build()

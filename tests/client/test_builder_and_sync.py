@@ -117,6 +117,11 @@ def test_ctrl_c_while_a_sync_call_waits_disposes_it_and_the_agent_gets_cancel_re
     rig.agent.wait_for_method(CANCEL_REQUEST)
     prompt_id = rig.agent.messages(m.SESSION_PROMPT)[0]["id"]
     assert rig.agent.messages(CANCEL_REQUEST)[0]["params"] == {"requestId": prompt_id}
+    # a prompt: session/cancel first, once (issue 14), and the session stays usable
+    assert rig.agent.count(m.SESSION_CANCEL) == 1
+    assert rig.agent.methods().index(m.SESSION_CANCEL) < rig.agent.methods().index(CANCEL_REQUEST)
+    client._wait = threading.Event.wait
+    assert client.prompt(PromptRequest.text("sess-1", "echo again")).stop_reason == "end_turn"
 
 
 def test_a_sync_wait_that_outlives_its_bound_disposes_and_raises_timeout(rig: Rig) -> None:

@@ -11,7 +11,7 @@ rules (``turn.py``).
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
@@ -44,6 +44,9 @@ from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
 
 __all__ = ["AcpAsyncAgent", "AcpSyncAgent"]
+
+
+_R = TypeVar("_R")
 
 
 class _AgentBase:
@@ -207,9 +210,10 @@ class AcpSyncAgent(_AgentBase):
     ) -> None:
         self.close_gracefully()  # graceful, like every context manager of rxacp
 
-    def _wait(self, source: AcpObservable[Any], what: str) -> Any:
+    def _wait(self, source: AcpObservable[_R], what: str) -> _R:
+        """The one blocking wait of the sync agent: ``source``'s answer, typed."""
         timeout = self._core.session.request_timeout
-        return wait_for(source, None if timeout is None else timeout + 5.0, what=what)
+        return cast(_R, wait_for(source, None if timeout is None else timeout + 5.0, what=what))
 
     def send_session_update(self, notification: SessionNotification) -> None:
         """Send a ``session/update`` outside of a prompt turn."""
@@ -217,41 +221,41 @@ class AcpSyncAgent(_AgentBase):
 
     def request_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
         """``session/request_permission``."""
-        return self._wait(self._async.request_permission(request), "session/request_permission")  # type: ignore[no-any-return]
+        return self._wait(self._async.request_permission(request), "session/request_permission")
 
     def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
         """``fs/read_text_file`` (needs ``fs.readTextFile``)."""
-        return self._wait(self._async.read_text_file(request), "fs/read_text_file")  # type: ignore[no-any-return]
+        return self._wait(self._async.read_text_file(request), "fs/read_text_file")
 
     def write_text_file(self, request: WriteTextFileRequest) -> WriteTextFileResponse:
         """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
-        return self._wait(self._async.write_text_file(request), "fs/write_text_file")  # type: ignore[no-any-return]
+        return self._wait(self._async.write_text_file(request), "fs/write_text_file")
 
     def create_terminal(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
         """``terminal/create`` (needs ``terminal``)."""
-        return self._wait(self._async.create_terminal(request), "terminal/create")  # type: ignore[no-any-return]
+        return self._wait(self._async.create_terminal(request), "terminal/create")
 
     def terminal_output(self, request: TerminalOutputRequest) -> TerminalOutputResponse:
         """``terminal/output``."""
-        return self._wait(self._async.terminal_output(request), "terminal/output")  # type: ignore[no-any-return]
+        return self._wait(self._async.terminal_output(request), "terminal/output")
 
     def release_terminal(self, request: ReleaseTerminalRequest) -> ReleaseTerminalResponse:
         """``terminal/release``."""
-        return self._wait(self._async.release_terminal(request), "terminal/release")  # type: ignore[no-any-return]
+        return self._wait(self._async.release_terminal(request), "terminal/release")
 
     def wait_for_terminal_exit(
         self, request: WaitForTerminalExitRequest
     ) -> WaitForTerminalExitResponse:
         """``terminal/wait_for_exit``."""
-        return self._wait(self._async.wait_for_terminal_exit(request), "terminal/wait_for_exit")  # type: ignore[no-any-return]
+        return self._wait(self._async.wait_for_terminal_exit(request), "terminal/wait_for_exit")
 
     def kill_terminal(self, request: KillTerminalRequest) -> KillTerminalResponse:
         """``terminal/kill``."""
-        return self._wait(self._async.kill_terminal(request), "terminal/kill")  # type: ignore[no-any-return]
+        return self._wait(self._async.kill_terminal(request), "terminal/kill")
 
     def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
         """``elicitation/create`` (needs ``elicitation``)."""
-        return self._wait(self._async.create_elicitation(request), "elicitation/create")  # type: ignore[no-any-return]
+        return self._wait(self._async.create_elicitation(request), "elicitation/create")
 
     def complete_elicitation(self, notification: CompleteElicitationNotification) -> None:
         """``elicitation/complete`` notification (needs ``elicitation.url``)."""

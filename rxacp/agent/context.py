@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import reactivex
 from reactivex import abc
@@ -95,6 +95,9 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
     }
 
 
+_R = TypeVar("_R")
+
+
 class _ContextBase:
     """What both contexts share: identity, updates and cancellation."""
 
@@ -110,7 +113,7 @@ class _ContextBase:
     @property
     def request(self) -> PromptRequest:
         """The ``session/prompt`` request being handled."""
-        return self._turn.request  # type: ignore[no-any-return]
+        return self._turn.request
 
     @property
     def client_capabilities(self) -> NegotiatedCapabilities:
@@ -236,7 +239,8 @@ class PromptContext(_ContextBase):
     ) -> AcpObservable[str]:
         """``fs/read_text_file``: the file's text (needs ``fs.readTextFile``). ``--text|``"""
         req = ReadTextFileRequest(session_id=self.session_id, path=path, line=line, limit=limit)
-        return self._call("fs/read_text_file", req).pipe(ops.map(lambda r: r.content))  # type: ignore[no-any-return]
+        text = self._call("fs/read_text_file", req).pipe(ops.map(lambda r: r.content))
+        return cast("AcpObservable[str]", text)
 
     def write_file(self, path: str, content: str) -> AcpObservable[Any]:
         """``fs/write_text_file`` (needs ``fs.writeTextFile``). ``--r|``"""
@@ -298,7 +302,8 @@ class PromptContext(_ContextBase):
             cwd=cwd,
             output_byte_limit=output_byte_limit,
         )
-        return self._call("terminal/create", req).pipe(ops.map(lambda r: r.terminal_id))  # type: ignore[no-any-return]
+        terminal_id = self._call("terminal/create", req).pipe(ops.map(lambda r: r.terminal_id))
+        return cast("AcpObservable[str]", terminal_id)
 
     def terminal_output(self, terminal_id: str) -> AcpObservable[TerminalOutputResponse]:
         """``terminal/output``: output so far, truncation and exit status. ``--response|``"""
@@ -398,17 +403,19 @@ class SyncPromptContext(_ContextBase):
         """The Observable view of the same turn (``when_cancelled()`` lives there)."""
         return self._async
 
-    def _block(self, source: reactivex.Observable[Any]) -> Any:
+    def _block(self, source: reactivex.Observable[_R]) -> _R:
+        """The one blocking wait of the sync context: ``source``'s last value, typed."""
         if self._core.session.runner.in_loop():
             raise RuntimeError("a SyncPromptContext call would block the connection's event loop")
         timeout = self._core.session.request_timeout
-        return wait_for(
+        value = wait_for(
             source, None if timeout is None else timeout + 5.0, what="prompt context call"
         )
+        return cast(_R, value)
 
     def read_file(self, path: str, *, line: int | None = None, limit: int | None = None) -> str:
         """``fs/read_text_file``: the file's text (needs ``fs.readTextFile``)."""
-        return self._block(self._async.read_file(path, line=line, limit=limit))  # type: ignore[no-any-return]
+        return self._block(self._async.read_file(path, line=line, limit=limit))
 
     def write_file(self, path: str, content: str) -> None:
         """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
@@ -416,15 +423,15 @@ class SyncPromptContext(_ContextBase):
 
     def request_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
         """``session/request_permission`` as given."""
-        return self._block(self._async.request_permission(request))  # type: ignore[no-any-return]
+        return self._block(self._async.request_permission(request))
 
     def ask_permission(self, action: str) -> bool:
         """Ask allow/reject for ``action``: True only if the user chose *allow*."""
-        return self._block(self._async.ask_permission(action))  # type: ignore[no-any-return]
+        return self._block(self._async.ask_permission(action))
 
     def ask_choice(self, question: str, options: Sequence[str]) -> str | None:
         """Ask the user to pick one of ``options``; the chosen text, or None if cancelled."""
-        return self._block(self._async.ask_choice(question, options))  # type: ignore[no-any-return]
+        return self._block(self._async.ask_choice(question, options))
 
     def create_terminal(
         self,
@@ -436,7 +443,7 @@ class SyncPromptContext(_ContextBase):
         output_byte_limit: int | None = None,
     ) -> str:
         """``terminal/create``: the new terminal's id."""
-        return self._block(  # type: ignore[no-any-return]
+        return self._block(
             self._async.create_terminal(
                 command, args, env=env, cwd=cwd, output_byte_limit=output_byte_limit
             )
@@ -444,11 +451,11 @@ class SyncPromptContext(_ContextBase):
 
     def terminal_output(self, terminal_id: str) -> TerminalOutputResponse:
         """``terminal/output``."""
-        return self._block(self._async.terminal_output(terminal_id))  # type: ignore[no-any-return]
+        return self._block(self._async.terminal_output(terminal_id))
 
     def wait_for_terminal_exit(self, terminal_id: str) -> WaitForTerminalExitResponse:
         """``terminal/wait_for_exit``."""
-        return self._block(self._async.wait_for_terminal_exit(terminal_id))  # type: ignore[no-any-return]
+        return self._block(self._async.wait_for_terminal_exit(terminal_id))
 
     def kill_terminal(self, terminal_id: str) -> None:
         """``terminal/kill``."""
@@ -467,7 +474,7 @@ class SyncPromptContext(_ContextBase):
         output_byte_limit: int | None = None,
     ) -> CommandResult:
         """Run a command in a client terminal and return its output (terminal always released)."""
-        return self._block(  # type: ignore[no-any-return]
+        return self._block(
             self._async.execute(
                 command, *args, env=env, cwd=cwd, output_byte_limit=output_byte_limit
             )
@@ -475,4 +482,4 @@ class SyncPromptContext(_ContextBase):
 
     def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
         """``elicitation/create``."""
-        return self._block(self._async.create_elicitation(request))  # type: ignore[no-any-return]
+        return self._block(self._async.create_elicitation(request))

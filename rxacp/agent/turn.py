@@ -41,7 +41,7 @@ from reactivex.disposable import Disposable
 
 from .._durations import iso8601_duration
 from ..errors import AcpErrorCodes, AcpProtocolException
-from ..schema import PromptResponse, SessionNotification
+from ..schema import PromptRequest, PromptResponse, SessionNotification
 from ..session import AcpObservable, IncomingRequest
 from ..session.direct import subscribe_direct
 from ..session.signal import CancelReason
@@ -82,7 +82,7 @@ class PromptTurn:
     """The state of one prompt turn. Created and driven by :class:`AgentCore` on the loop."""
 
     def __init__(
-        self, core: AgentCore, incoming: IncomingRequest, session_id: str, request: Any
+        self, core: AgentCore, incoming: IncomingRequest, session_id: str, request: PromptRequest
     ) -> None:
         self._core = core
         self.incoming = incoming

@@ -252,7 +252,12 @@ def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig
     )
     got: list[Any] = []
     answered = threading.Event()
-    answer.subscribe(lambda v: (got.append(v), answered.set()))
+
+    def on_answer(value: Any) -> None:
+        got.append(value)
+        answered.set()
+
+    answer.subscribe(on_answer)
     assert asked.wait(3)
     assert got == []
     client.session.runner.call(lambda: later.on_next(ReadTextFileResponse(content="late")))
@@ -368,7 +373,11 @@ def test_consumers_whose_observables_complete_at_once_do_not_hold_the_inbox() ->
     order: list[str] = []
 
     def consumer(name: str, result: Any) -> Any:
-        return lambda _n: (order.append(name), result)[1]
+        def consume(_note: Any) -> Any:
+            order.append(name)
+            return result
+
+        return consume
 
     handle = _consumers_handler(
         SessionNotification,
@@ -399,9 +408,14 @@ def test_a_consumer_still_working_holds_the_later_consumers_until_it_completes()
     order: list[str] = []
     disposed: list[bool] = []
     held = gate.pipe(ops.finally_action(lambda: disposed.append(True)))
+
+    def slow(_note: Any) -> Any:
+        order.append("slow")
+        return held
+
     handle = _consumers_handler(
         SessionNotification,
-        [lambda _n: (order.append("slow"), held)[1], lambda _n: order.append("after")],
+        [slow, lambda _n: order.append("after")],
     )
     params = {
         "sessionId": SID,

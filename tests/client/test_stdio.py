@@ -93,7 +93,7 @@ def test_stdio_stop_signal_sends_one_session_cancel_and_returns_cancelled(
     )
     client.ext_method("_test/echo")  # the prompt reached the agent before this answer
     threading.Thread(target=stop.cancel).start()
-    assert done.wait(5)
+    assert done.wait(30.0)
     stop.cancel()
     # the async answer does not wait for the sync client's consumer thread; the blocking
     # stats prompt does (it returns after everything before it was consumed)

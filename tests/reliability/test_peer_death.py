@@ -54,7 +54,7 @@ def one_trial(phase: str) -> tuple[float, AcpConnectionException]:
         if phase == "initialize":
             pending = session.send_request("initialize", {"protocolVersion": 1})
         else:
-            wait_for(session.send_request("session/new", {"cwd": "/", "mcpServers": []}), 5.0)
+            wait_for(session.send_request("session/new", {"cwd": "/", "mcpServers": []}), 30.0)
             pending = session.send_request(
                 "session/prompt", {"sessionId": "s1", "prompt": []}, timeout=None
             )
@@ -62,13 +62,13 @@ def one_trial(phase: str) -> tuple[float, AcpConnectionException]:
         if phase == "initialize":
             # the agent reports each method on stderr as it reads it: wait for that line
             transport: Any = session._transport
-            assert wait_until(lambda: "got initialize" in (transport._stderr.tail() or ""), 5.0)
+            assert wait_until(lambda: "got initialize" in (transport._stderr.tail() or ""), 30.0)
         else:
-            assert reached.wait(5.0), f"{phase}: the agent never got there"
+            assert reached.wait(30.0), f"{phase}: the agent never got there"
         pid = session._transport.pid  # type: ignore[attr-defined]
         killed = time.monotonic()
         os.kill(pid, signal.SIGKILL)
-        assert done.wait(5.0), f"{phase}: the pending request never settled"
+        assert done.wait(30.0), f"{phase}: the pending request never settled"
         elapsed = time.monotonic() - killed
     finally:
         session.close()

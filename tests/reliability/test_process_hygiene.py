@@ -57,9 +57,9 @@ def test_sh_launched_agents_with_a_sigterm_immune_grandchild_leave_nothing_behin
         echoed: list[object] = []
         session.set_notification_handler("ping", lambda n: echoed.append(n.params))
         session.send_notification("ping", {"n": 1})  # cat echoes it back as a notification
-        assert wait_until(lambda: echoed == [{"n": 1}], 5.0)
+        assert wait_until(lambda: echoed == [{"n": 1}], 30.0)
         pgid = session._transport.pid  # type: ignore[attr-defined]
-        assert wait_until(lambda: sum(p[1] == pgid for p in processes().values()) >= 2, 5.0)
+        assert wait_until(lambda: sum(p[1] == pgid for p in processes().values()) >= 2, 30.0)
         session.close()
         return int(pgid)
 
@@ -74,7 +74,7 @@ def test_sh_launched_agents_with_a_sigterm_immune_grandchild_leave_nothing_behin
     # a killed grandchild was orphaned (re-parented to init) before it died: reaping it is
     # init's job, not ours; count those that are still waiting for it
     orphans = [p for p, (pp, g, st) in procs.items() if g in groups and st == "Z" and pp == 1]
-    assert wait_until(lambda: rxacp_threads() == threads_before, 5.0), rxacp_threads()
+    assert wait_until(lambda: rxacp_threads() == threads_before, 30.0), rxacp_threads()
     fd_growth = open_fds() - fds_before
     figure("cycles", CYCLES)
     figure("surviving_descendants", len(survivors))
@@ -102,7 +102,7 @@ def test_an_rxacp_agent_exits_within_one_second_of_stdin_eof(figure: Figure) -> 
         assert b'"id":1' in proc.stdout.readline()
         eof = time.monotonic()
         proc.stdin.close()
-        assert proc.wait(5.0) == 0
+        assert proc.wait(30.0) == 0
         worst = max(worst, time.monotonic() - eof)
         proc.stdout.close()
     figure("worst_exit_after_stdin_eof_ms", round(worst * 1000))
@@ -118,7 +118,7 @@ def test_sessions_over_stdio_leave_no_thread_after_close(figure: Figure) -> None
     wait_for(session.send_request("initialize", {"protocolVersion": 1}), 10.0)
     assert rxacp_threads() != before
     session.close()
-    assert wait_until(lambda: rxacp_threads() == before, 5.0), rxacp_threads()
+    assert wait_until(lambda: rxacp_threads() == before, 30.0), rxacp_threads()
     figure("rxacp_threads_after_close", len(rxacp_threads()) - len(before))
 
 

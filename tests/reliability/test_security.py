@@ -172,7 +172,7 @@ def test_int_key_and_file_errors_reach_the_peer_as_their_type_only_on_both_sides
         for name in failures:  # client handlers, answering the agent
             params = {"sessionId": "s1", "path": f"/w/{name}"}
             with pytest.raises(AcpProtocolException) as info:
-                wait_for(agent.session.send_request("fs/read_text_file", params), 5.0)
+                wait_for(agent.session.send_request("fs/read_text_file", params), 30.0)
             answers.append(info.value)
         with pytest.raises(AcpProtocolException) as info:
             client.prompt(PromptRequest.text("s1", "on purpose"))
@@ -215,7 +215,7 @@ def test_without_a_permission_handler_every_permission_request_is_refused_and_no
         for options in ([], [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]):
             params = {"sessionId": "s1", "toolCall": {"toolCallId": "t"}, "options": options}
             with pytest.raises(Exception) as info:
-                wait_for(agent.send_request("session/request_permission", params), 5.0)
+                wait_for(agent.send_request("session/request_permission", params), 30.0)
             assert getattr(info.value, "code", None) == -32601, info.value
             assert "request_permission_handler" in str(info.value)
             refused += 1

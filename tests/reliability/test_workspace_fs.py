@@ -187,7 +187,7 @@ def test_install_serves_both_builders_over_the_wire_with_the_right_codes(
         def call(method: str, params: dict[str, Any]) -> Any:
             from rxacp.session.blocking import wait_for
 
-            return wait_for(agent.send_request(method, {"sessionId": "s", **params}), 5.0)
+            return wait_for(agent.send_request(method, {"sessionId": "s", **params}), 30.0)
 
         assert call("fs/read_text_file", {"path": str(root / "a.txt"), "line": 2, "limit": 1}) == {
             "content": "two\r\n"

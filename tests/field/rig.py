@@ -27,7 +27,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rxacp.client import AcpClient, AcpSyncClient, CancellationSignal, WorkspaceFileSystem
+from rxacp.client import (
+    AcpClient,
+    AcpSyncClient,
+    CancellationSignal,
+    LocalTerminals,
+    WorkspaceFileSystem,
+)
 from rxacp.schema import (
     AgentMessageChunk,
     PromptRequest,
@@ -170,7 +176,8 @@ class FieldRig:
         )
         self.stdio = StdioAcpClientTransport(params)
         transport = RecordingTransport(self.stdio, self.traffic)
-        capabilities = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": False}
+        self.terminals = LocalTerminals([str(self.workspace)])
+        capabilities = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
         if api == "sync":
             sync_builder = (
                 AcpClient.sync(transport)
@@ -182,6 +189,7 @@ class FieldRig:
                 .write_text_file_handler(self._write)
                 .request_permission_handler(self._permission)
             )
+            self.terminals.install(sync_builder)
             self.sync: AcpSyncClient | None = sync_builder.build()
             self.client = self.sync.async_client
         else:
@@ -195,6 +203,7 @@ class FieldRig:
                 .write_text_file_handler(self._write_async)
                 .request_permission_handler(self._permission)
             )
+            self.terminals.install(async_builder)
             self.sync = None
             self.client = async_builder.build()
         self.session_id = ""

@@ -198,11 +198,27 @@ def test_a_write_file_tool_call_writes_the_workspace_file(started: Started) -> N
 
 def test_a_shell_tool_call_runs_the_command_and_returns_its_output(started: Started) -> None:
     rig = started.rig
-    with FIELD_MATRIX.cell(started.row, "run_shell"):
+    with FIELD_MATRIX.cell(started.row, "run_shell", passed="-"):
         rig.permission_choice = "allow"
+        before = len(rig.traffic.frames)
         answer, text = _turn(started, "field:shell printf field-shell-%s 42")
         assert answer.stop_reason == "end_turn", rig.describe()
         assert "field-shell-42" in text, (text, rig.describe())
+    terminal = [
+        f.method
+        for f in rig.traffic.frames[before:]
+        if f.direction == "in" and str(f.method).startswith("terminal/")
+    ]
+    quirks = []
+    if not terminal:
+        quirks.append(
+            (
+                "runs commands itself: never uses the client's terminal/* (LocalTerminals "
+                "offered, clientCapabilities.terminal true)",
+                "the command's output reached the model; 0 terminal/* requests",
+            )
+        )
+    _verdict(started, "run_shell", quirks)
 
 
 @pytest.mark.parametrize("choice", ["allow", "reject"])

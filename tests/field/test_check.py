@@ -3,8 +3,9 @@
 The checker runs the agent itself (``--agent``), offline against the fake model server, with the
 field cues as its prompts (``field:plain`` ends a turn, ``field:slow`` runs long enough to be
 cancelled). Each agent's mandatory FAILs must be exactly :data:`EXPECTED_FAILS` (its genuine
-deviations, with the checker's own evidence in the quirk list): a new failure, or a listed one
-that disappears, fails the test. Advisory findings are reported with the quirks.
+deviations, with the checker's own evidence in the quirk list), plus at most the races listed
+in :data:`INTERMITTENT_FAILS`: a new failure, or a listed one that disappears, fails the test.
+Advisory findings are reported with the quirks.
 
 This module is *not* responsible for the checker's rules (``rxacp/cli/check*.py``).
 """
@@ -38,7 +39,13 @@ EXPECTED_FAILS: dict[str, set[str]] = {
     "gemini-cli": {"jsonrpc.parse_error"},
     "opencode": {"jsonrpc.parse_error"},
 }
-"""Mandatory checks each agent genuinely fails (nothing else may fail)."""
+"""Mandatory checks each agent genuinely fails, every run."""
+INTERMITTENT_FAILS: dict[str, set[str]] = {
+    # a session/update now and then arrives after its cancelled answer (a race inside codex:
+    # 2 of 4 runs here); the cancel cell of test_agents.py shows the turn itself stops
+    "codex-acp": {"cancel.no_update_after_answer"},
+}
+"""Mandatory checks an agent fails in some runs only (allowed, reported when they happen)."""
 
 
 def row(agent: FieldAgent) -> str:
@@ -97,7 +104,9 @@ def test_rxacp_check_finds_exactly_the_agents_known_quirks(
         checks = report["checks"]
         fails = {c["id"]: c for c in checks if c["status"] == "FAIL"}
         mandatory = {i for i, c in fails.items() if c.get("group") == "mandatory"}
-        assert mandatory == EXPECTED_FAILS[agent.name], {i: fails[i] for i in fails}
+        expected = EXPECTED_FAILS[agent.name]
+        allowed = expected | INTERMITTENT_FAILS.get(agent.name, set())
+        assert expected <= mandatory <= allowed, {i: fails[i] for i in fails}
         passed = [c["id"] for c in checks if c["status"] == "PASS"]
         assert "initialize" in passed and "session.new" in passed, checks
         assert server.escapes == []

@@ -10,6 +10,12 @@ This module is *not* responsible for the write itself: a transport implements
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rxacp.transport.base import FrameReceiver
+    from rxacp.transport.framing import LineFramer
+
 __all__ = ["CorkedWrites"]
 
 
@@ -23,6 +29,15 @@ class CorkedWrites:
     def _init_cork(self) -> None:
         self._cork_depth = 0  # > 0: sent lines are held in _corked and written as one
         self._corked = []
+
+    def _deliver_corked(self, framer: LineFramer, data: bytes, receiver: FrameReceiver) -> None:
+        """Hand one incoming chunk's frames to ``receiver`` with writes corked, so the answers
+        and updates they cause leave in one write."""
+        self.cork()
+        try:
+            framer.deliver(data, receiver)
+        finally:
+            self.uncork()
 
     def cork(self) -> None:
         """Hold the lines sent from now on until the matching :meth:`uncork`."""

@@ -388,11 +388,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             receiver = self._receiver
             if receiver is None or self._closing:
                 return
-            self.cork()
-            try:
-                self._framer.deliver(data, receiver)
-            finally:
-                self.uncork()
+            self._deliver_corked(self._framer, data, receiver)
         elif fd == 2:
             self._stderr.feed(data)
 

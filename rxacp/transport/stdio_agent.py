@@ -372,11 +372,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         receiver = self._receiver
         if receiver is None or self._closing:
             return
-        self.cork()
-        try:
-            self._framer.deliver(data, receiver)
-        finally:
-            self.uncork()
+        self._deliver_corked(self._framer, data, receiver)
 
     def _on_eof(self, exc: Exception | None) -> None:
         receiver = self._receiver

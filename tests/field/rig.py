@@ -150,7 +150,9 @@ class FieldRig:
             if base is None
             else None
         )
-        base = Path(self._tmp.name) if self._tmp is not None else base
+        if self._tmp is not None:
+            base = Path(self._tmp.name)
+        assert base is not None  # given by the caller, or the temporary folder
         self.home = base / "home"
         self.workspace = base / "workspace"
         self.home.mkdir(exist_ok=True)

@@ -116,6 +116,11 @@ class _ClientProtocol(asyncio.SubprocessProtocol):
     def __init__(self, owner: StdioAcpClientTransport) -> None:
         self._owner = owner
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # Known before subprocess_exec returns: an agent that exits at once reports its exit
+        # (process_exited) inside that call, and its status must not be lost.
+        self._owner._transport = cast(asyncio.SubprocessTransport, transport)
+
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         self._owner._on_pipe_data(fd, cast(bytes, data))
 

@@ -24,12 +24,18 @@ def test_calls_run_in_order_on_one_named_thread_and_flush_waits_for_them() -> No
 
 
 def test_at_the_bound_the_hand_off_returns_an_observable_that_completes_once_the_call_ran() -> None:
-    thread = ConsumerThread(bound=3)
-    release, ran = threading.Event(), []
-    assert thread.submit(lambda: release.wait(WAIT)) is None
+    thread = ConsumerThread(bound=2)
+    started, release, ran = threading.Event(), threading.Event(), []
+
+    def blocking() -> None:
+        started.set()
+        release.wait(WAIT)
+
+    assert thread.submit(blocking) is None
+    assert started.wait(WAIT)  # running, so no longer queued: the queue is empty
     assert thread.submit(lambda: ran.append(2)) is None
     hold = thread.submit(lambda: ran.append(3))
-    assert hold is not None, "the third queued call reaches the bound"
+    assert hold is not None, "the second queued call reaches the bound"
     done = threading.Event()
     hold.subscribe(on_completed=done.set)
     assert not done.is_set(), "the engine must wait while the consumer is behind"

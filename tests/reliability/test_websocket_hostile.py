@@ -348,6 +348,7 @@ def _start_stream(url: str, updates: int) -> socket.socket:
     return sock
 
 
+@pytest.mark.timeout(240)  # ~30 MiB built on one loop: slow on a loaded 2-core box
 def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
     caplog: pytest.LogCaptureFixture, figure: Figure
 ) -> None:
@@ -373,7 +374,7 @@ def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
     try:
         caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
         sock = _start_stream(server.url, 0)
-        closed = wait_until(lambda: "code 1008" in caplog.text, 60.0)
+        closed = wait_until(lambda: "code 1008" in caplog.text, 150.0)
         freed = wait_until(lambda: server.connection_count == 0, 30.0)
         sock.close()
     finally:

@@ -50,12 +50,7 @@ while more than this is already unread closes the connection with code 1008 (the
 reading)."""
 
 
-_STALL_CHECK = 1.0  # seconds between backlog checks while the socket is backed up
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # a closed connection; the reader reports it
+_STALL_CHECK = 1.0  # seconds between backlog checks while more than MAX_BACKLOG is queued
 
 
 def _call_flow(callback: Callable[[], None]) -> None:
@@ -101,6 +96,8 @@ class _WebSocketTransport(AcpTransport):
         self._out_bytes = 0  # bytes queued in _outbox, not yet handed to the socket
         self._out_paused = False  # over OUTBOX_HIGH: the receiver was told on_write_paused
         self._overflowed = False  # over MAX_BACKLOG: the connection is being closed
+        self._watching = False  # a _watch_backlog timer is armed
+        self._sent_total = 0  # bytes of messages the socket took, ever (the peer reads)
         self._read_gate: asyncio.Event | None = None  # cleared while the outbox is paused
         self._activity: Callable[[], None] | None = None  # a message was sent
         self._received: Callable[[], None] | None = None  # a message arrived
@@ -170,17 +167,23 @@ class _WebSocketTransport(AcpTransport):
             self._outbox.append(item)
             self._out_bytes += size
             pause = self._flow_control and not self._out_paused and self._out_bytes > OUTBOX_HIGH
-            overflow = self._out_bytes - size > MAX_BACKLOG and self._socket_stalled()
+            over = self._out_bytes - size > MAX_BACKLOG
+            overflow = over and self._socket_stalled()
+            watch = over and not overflow and not self._watching
             if pause:
                 self._out_paused = True
             if overflow:
                 self._overflowed = True
+            if watch:
+                self._watching = True
             scheduled, self._out_scheduled = self._out_scheduled, True
             loop, event = self._ws_loop, self._out_event
         if pause:
             self._flow(paused=True)
         if overflow:
             self._overflow(loop)
+        elif watch:
+            self._call_on(loop, self._watch_backlog)
         if scheduled:
             return True
         try:
@@ -212,10 +215,7 @@ class _WebSocketTransport(AcpTransport):
                     if isinstance(item, concurrent.futures.Future):
                         item.set_result(None)
                         continue
-                    if self._socket_stalled():
-                        await self._send_watched(ws, item)
-                    else:
-                        await ws.send(item, text=True)
+                    await ws.send(item, text=True)
                     self._sent(len(item))
                     if self._activity is not None:
                         self._activity()
@@ -224,28 +224,46 @@ class _WebSocketTransport(AcpTransport):
         finally:
             self._release_markers()
 
-    async def _send_watched(self, ws: Connection, item: Any) -> None:
-        """Send while the socket is backed up, checking the unread backlog every second: a
-        peer that stopped reading is closed (1008) instead of being queued for ever."""
-        send = asyncio.ensure_future(ws.send(item, text=True))
-        send.add_done_callback(_retrieve)
-        while True:
-            try:
-                done, _ = await asyncio.wait([send], timeout=_STALL_CHECK)
-            except asyncio.CancelledError:
-                send.cancel()
-                raise
-            if done:
-                send.result()
+    def _watch_backlog(self, last: tuple[int, int] | None = None) -> None:
+        """ws loop, while more than ``MAX_BACKLOG`` is queued: every ``_STALL_CHECK`` seconds,
+        close the connection (1008) if the socket stayed backed up and the peer read nothing
+        since the last check (no send completed, the socket's buffer did not shrink).
+
+        A timer, not a check around each send: the send that fills the socket's buffer waits
+        in ``drain`` for as long as the peer does not read, and a burst queued before the
+        socket backed up is followed by no other ``send`` that could notice."""
+        buffered = self._socket_buffered()
+        with self._lock:
+            if self._closed or self._overflowed or self._out_bytes <= MAX_BACKLOG:
+                self._watching = False
                 return
-            with self._lock:
-                overflow = not self._overflowed and self._out_bytes > MAX_BACKLOG
-                if overflow:
-                    self._overflowed = True
+            mark = (self._sent_total, buffered)
+            stuck = last is not None and mark[0] == last[0] and mark[1] >= last[1]
+            overflow = stuck and self._socket_stalled()
             if overflow:
-                loop = self._ws_loop
-                assert loop is not None
-                self._overflow(loop)
+                self._overflowed, self._watching = True, False
+        loop = self._ws_loop
+        assert loop is not None
+        if overflow:
+            self._overflow(loop)
+        else:
+            loop.call_later(_STALL_CHECK, self._watch_backlog, mark)
+
+    @staticmethod
+    def _call_on(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: the connection is gone
+            if loop is _running_loop():
+                loop.call_soon(callback)
+            else:
+                loop.call_soon_threadsafe(callback)
+
+    def _socket_buffered(self) -> int:
+        """Bytes in the socket's own write buffer (0 when unknown)."""
+        transport = getattr(self._ws, "transport", None)
+        try:
+            return int(transport.get_write_buffer_size()) if transport is not None else 0
+        except Exception:
+            return 0
 
     def _socket_stalled(self) -> bool:
         """The socket itself is backed up (a burst queued in one loop tick is not a backlog)."""
@@ -261,6 +279,7 @@ class _WebSocketTransport(AcpTransport):
     def _sent(self, size: int) -> None:
         with self._lock:
             self._out_bytes -= size
+            self._sent_total += size
             resume = self._out_paused and self._out_bytes <= OUTBOX_LOW
             if resume:
                 self._out_paused = False
@@ -290,10 +309,21 @@ class _WebSocketTransport(AcpTransport):
         def close() -> None:
             ws = self._ws
             if ws is not None:
-                loop.create_task(ws.close(CloseCode.POLICY_VIOLATION, reason))
+                loop.create_task(self._close_unread(ws, reason))
 
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(close)
+        self._call_on(loop, close)
+
+    async def _close_unread(self, ws: Connection, reason: str) -> None:
+        """Close with 1008, bounded by ``close_timeout``: the close frame waits behind the
+        unread data (``websockets`` drains before its own close timeout starts), so a peer
+        that never reads is cut off (the TCP connection aborted) instead of kept open."""
+        try:
+            await asyncio.wait_for(
+                ws.close(CloseCode.POLICY_VIOLATION, reason), self._opts.close_timeout
+            )
+        except Exception:  # TimeoutError, or the connection failed while closing
+            _log.debug("WebSocket close (1008) not completed; aborting the connection")
+            ws.transport.abort()
 
     def _release_markers(self) -> None:
         with self._lock:

@@ -375,13 +375,53 @@ def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
         caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
         sock = _start_stream(server.url, 0)
         closed = wait_until(lambda: "code 1008" in caplog.text, 150.0)
+        start = time.monotonic()
         freed = wait_until(lambda: server.connection_count == 0, 30.0)
+        release_seconds = time.monotonic() - start
         sock.close()
     finally:
         server.close()
     figure("closed_with_1008", closed)
     figure("connection_released", freed)
+    figure("seconds_from_1008_to_release", round(release_seconds, 2))
     assert closed and "the peer is not reading: more than 16777216 bytes" in caplog.text
+    # Bounded by close_timeout (1 s), not by the 20 s keepalive: the close frame cannot reach
+    # a peer that does not read, so the connection is aborted.
+    assert freed and release_seconds < 10.0, release_seconds
+
+
+def test_a_backlog_queued_before_the_socket_backed_up_still_closes_the_connection_with_1008(
+    caplog: pytest.LogCaptureFixture, figure: Figure
+) -> None:
+    """Before: the backlog was checked only at the next ``send``, or around a write that found
+    the socket already backed up; the write that filled the socket waited for ever, so a burst
+    queued before that (here one 20 MiB message, then a small one) was never noticed and the
+    connection stayed open (seen in CI). Now a timer checks while the backlog is over the cap."""
+
+    def prompt(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[PromptResponse]:
+        ctx.send_message("x" * (20 * 1024 * 1024))
+        ctx.send_message("after")
+        return reactivex.of(PromptResponse.end_turn())
+
+    def factory(transport: AcpTransport) -> Any:
+        return (
+            AcpAgent.async_(transport)
+            .new_session_handler(lambda req: NewSessionResponse(session_id="ref-1"))
+            .prompt_handler(prompt)
+            .build()
+        )
+
+    server = WebSocketAcpAgentServer(factory, close_timeout=1.0).start()
+    try:
+        caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
+        sock = _start_stream(server.url, 0)
+        closed = wait_until(lambda: "code 1008" in caplog.text, 60.0)
+        freed = wait_until(lambda: server.connection_count == 0, 30.0)
+        sock.close()
+    finally:
+        server.close()
+    figure("closed_with_1008", closed)
+    assert closed and "the peer is not reading" in caplog.text
     assert freed
 
 

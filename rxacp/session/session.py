@@ -20,8 +20,9 @@ may be called from any thread and hand their work to the loop. Timers run on the
 ``scheduler``.
 
 The engine is composed of parts with their own state, each taking the callables it writes
-through: this module holds the connection's lifecycle (start, close, EOF) and registration;
-:class:`Wire` (``wire.py``) the frames in and out, :class:`PendingRequests` (``requests.py``)
+through: this module holds the public surface, registration and what settling the connection
+means; :class:`Lifecycle` (``lifecycle.py``) the start and close tasks, :class:`Wire`
+(``wire.py``) the frames in and out, :class:`PendingRequests` (``requests.py``)
 the outgoing requests, :class:`Inbox` (``inbox.py``) the ordered notifications and answers,
 :class:`InFlightRequests` (``dispatch.py``) the incoming requests, ``backpressure.py`` the
 producer gate.
@@ -34,31 +35,29 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
-import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reactivex import abc
 from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 
 from .._durations import Duration, to_seconds
-from ..errors import AcpConnectionException, AcpException
+from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
 from .backpressure import GatedRunner, InboundGate, OutboundGate
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
+from .lifecycle import Lifecycle
 from .loop import LoopRunner
 from .observable import AcpObservable
 from .requests import CANCEL_REQUEST, DEFAULT_TIMEOUT, PendingRequests
-from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
+from .state import ConnectionState
 from .stats import SessionStats
 from .wire import Wire
 from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
 
-_log = logging.getLogger("rxacp.session")
 _T = TypeVar("_T")
 
 
@@ -99,7 +98,6 @@ class AcpSession:
             raise TypeError(f"max_queued_writes must be an int, got {max_queued_writes!r}")
         if max_queued_writes < 1:
             raise ValueError(f"max_queued_writes must be >= 1, got {max_queued_writes}")
-        self._transport = transport
         self._role = role
         self.stats = SessionStats()
         """Counters of skipped and refused input, and of producer waits."""
@@ -123,8 +121,8 @@ class AcpSession:
             self._gate,
             self.stats,
             role=role,
-            on_eof=lambda reason: self._shutdown(reason, hard=False),
-            on_first_write=self._ensure_started,
+            on_eof=lambda reason: self._settle(reason, False),
+            on_first_write=lambda: self._life.ensure_started(),
         )
         self._pending = PendingRequests(
             self._conn,
@@ -146,13 +144,15 @@ class AcpSession:
             self, self._conn, self._runner, self._wire.send, self._wire.write, role=role
         )
         self._wire.route(self._pending, self._inbox, self._in_flight)
-        self._state_lock = threading.Lock()
-        self._started = threading.Event()
-        self._start_task: asyncio.Task[None] | None = None
-        self._start_error: BaseException | None = None
-        self._close_called = False
-        self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
-        self._eof_task: asyncio.Task[None] | None = None
+        self._life = Lifecycle(
+            self._conn,
+            self._runner,
+            transport,
+            open_transport=self._wire.start,
+            settle=self._settle,
+            drained=self._inbox.wait_idle,
+            release=self._workers.shutdown,
+        )
 
     # ------------------------------------------------------------------ properties
     @property
@@ -239,54 +239,11 @@ class AcpSession:
         On the loop thread it schedules the start (frames sent meanwhile are queued); use
         :meth:`start_async` there to wait.
         """
-        if self._runner.in_loop():
-            self._ensure_started()
-            return
-        if not self._started.is_set():
-            try:
-                self._runner.run(self.start_async(), timeout)
-            except AcpException:
-                raise
-            except TimeoutError as exc:
-                message = f"transport did not start within {timeout:g} s"
-                raise AcpConnectionException(message) from exc
-            except BaseException as exc:
-                raise AcpConnectionException(f"transport failed to start: {exc}") from exc
-        self._raise_start_error()
+        self._life.start(timeout)
 
     async def start_async(self) -> None:
         """Start the transport from code running on the connection's loop, and wait for it."""
-        self._ensure_started()
-        task = self._start_task
-        if task is not None and not task.done():
-            await asyncio.wait([task])
-        self._raise_start_error()
-
-    def _raise_start_error(self) -> None:
-        error = self._start_error
-        if isinstance(error, AcpException):
-            raise error
-        if error is not None:
-            raise AcpConnectionException(f"transport failed to start: {error}") from error
-
-    def _ensure_started(self) -> None:
-        """Start in the background (on the loop) unless started already."""
-        with self._state_lock:
-            if self._conn.phase != NEW:
-                return
-            self._conn.phase = STARTING
-        self._start_task = self.loop.create_task(self._start_transport())
-
-    async def _start_transport(self) -> None:
-        try:
-            await self._wire.start(self.loop)
-        except BaseException as exc:  # reported to every caller waiting and every request
-            self._start_error = exc
-            self._shutdown(AcpConnectionException(f"transport failed to start: {exc}"), hard=True)
-            if not isinstance(exc, Exception):
-                raise
-        finally:
-            self._started.set()
+        await self._life.start_async()
 
     # ------------------------------------------------------------------ close
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
@@ -307,10 +264,7 @@ class AcpSession:
         transport to finish closing (for a spawned agent: until the process is gone), so a
         caller's loop may stop right after it.
         """
-        await self._conn.wait_terminated(self._runner.call)
-        task = self._close_task
-        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
-            await asyncio.shield(task)
+        await self._life.wait_closed_async()
 
     def close(self, timeout: float = 10.0) -> None:
         """Close **at once**: pending requests error, handlers are disposed, the transport closes
@@ -319,7 +273,7 @@ class AcpSession:
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
         """
-        self._close_once(self._close_async, timeout)
+        self._life.close(timeout)
 
     async def aclose(self, timeout: float | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
@@ -335,70 +289,21 @@ class AcpSession:
 
         The drain is bounded by ``timeout`` (default: the request timeout, or 60 s).
         """
-        bound = timeout if timeout is not None else (self._pending.request_timeout or 60.0)
-        self._close_once(lambda: self._close_gracefully_async(bound), bound + 10.0)
+        self._life.close_gracefully(
+            timeout if timeout is not None else (self._pending.request_timeout or 60.0)
+        )
 
-    def _claim_close(self) -> bool:
-        with self._state_lock:
-            if self._close_called:
-                return False
-            self._close_called = True
-            return True
-
-    def _close_once(self, closing: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
-        if not self._claim_close():
-            return
-        if self._runner.in_loop():
-            self._close_task = self.loop.create_task(self._close_then_finish(closing()))
-            return
-        try:
-            self._runner.run(closing(), timeout)
-        except Exception:  # pragma: no cover - best effort
-            _log.debug("close did not finish cleanly", exc_info=True)
-        self._finish_close()
-
-    async def _close_gracefully_async(self, bound: float) -> None:
-        if self._conn.phase == OPEN:
-            self._conn.phase = CLOSING
-        try:
-            await asyncio.wait_for(self._inbox.wait_idle(), bound)
-            await asyncio.wait_for(self._transport.drain(), bound)
-        except TimeoutError:
-            _log.warning("graceful close: drain did not finish within %.1f s", bound)
-        await self._close_async("connection closed gracefully")
-
-    async def _close_async(self, reason: str = "connection closed") -> None:
-        self._shutdown(AcpConnectionException(reason), hard=True)
-        await self._close_transport()
-
-    async def _close_transport(self) -> None:
-        try:
-            await self._transport.close()
-        except Exception:  # pragma: no cover - transports should not fail to close
-            _log.warning("transport failed to close", exc_info=True)
-
-    async def _close_then_finish(self, closing: Coroutine[Any, Any, None]) -> None:
-        """Close from a task on our own loop, then release the workers and the loop."""
-        try:
-            await closing
-        finally:
-            self._finish_close()
-
-    def _finish_close(self) -> None:
-        self._workers.shutdown()
-        self._runner.stop()
-
-    # ------------------------------------------------------------------ shutdown
-    def _shutdown(self, reason: AcpConnectionException, *, hard: bool) -> None:
-        """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox."""
+    def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
+        """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox;
+        otherwise (EOF) the transport is closed next."""
         if self._conn.end(reason):
-            self._started.set()
+            self._life.release_start_waiters()
             self._gate.open_forever()  # release producer threads waiting on back-pressure
             self._pending.fail_all(reason)
             self._in_flight.abandon_all()
             self._conn.announce_end()
             if not hard:
-                self._eof_task = self.loop.create_task(self._close_transport())
+                self._life.close_transport_soon()
         if hard:
             self._pending.fail_all(reason, self._inbox.clear())
 

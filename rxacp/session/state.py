@@ -1,11 +1,12 @@
 """The phase of one connection, shared by the parts of the engine.
 
-``new → starting → open → closing → closed``. :class:`AcpSession` moves it; the pending-requests
-table, the inbox and the in-flight table only read it (to refuse work once the connection is
-closing). All reads and writes happen on the connection's loop, except that a caller thread may
-read it to settle a request at once when the loop is already gone.
+``new → starting → open → closing → closed``. The lifecycle and the wire move it; the
+pending-requests table, the inbox and the in-flight table only read it (to refuse work once the
+connection is closing). All reads and writes happen on the connection's loop, except that a
+caller thread may read it to settle a request at once when the loop is already gone.
 
-This module is *not* responsible for moving between phases (see ``session.py``).
+This module is *not* responsible for moving between phases (``lifecycle.py`` moves it to
+``starting`` and ``closing``, ``wire.py`` to ``open``).
 """
 
 from __future__ import annotations

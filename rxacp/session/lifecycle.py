@@ -1,0 +1,206 @@
+"""The start and the close of one connection: each happens once, whoever asks and from whatever
+thread, and every task either creates on the connection's loop is kept referenced until done.
+
+* **Start**: the first caller (or the first write, through the wire) creates the start task;
+  every caller waits for the same task and sees the same outcome. A start that fails settles the
+  connection (``settle(reason, hard=True)``) and is raised to every waiter.
+* **Close**: the first ``close``/``close_gracefully`` wins. From another thread it runs on the
+  loop and the caller waits (bounded); on the loop it becomes a task that
+  :meth:`Lifecycle.wait_closed_async` awaits. Either way it ends by releasing what the
+  connection owns (``release``: the worker pool) and stopping an owned loop.
+* **End of stream**: once the connection has settled after EOF, the transport is closed in a
+  task kept here (:meth:`Lifecycle.close_transport_soon`).
+
+This module is *not* responsible for what settling a connection means (failing pending
+requests, disposing handlers: the ``settle`` callable, given by ``session.py``), nor for the
+frames (``wire.py``). It moves the phase only towards ``starting`` and ``closing``; the wire
+moves it to ``open`` and :class:`ConnectionState` to ``closed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from ..errors import AcpConnectionException, AcpException
+from ..transport.base import AcpTransport
+from .loop import LoopRunner
+from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
+
+__all__ = ["Lifecycle"]
+
+_log = logging.getLogger("rxacp.session")
+
+Settle = Callable[[AcpConnectionException, bool], None]
+"""``settle(reason, hard)``: end the connection for ``reason`` (loop thread)."""
+
+
+class Lifecycle:
+    """One connection's start and close (see the module docstring).
+
+    Args:
+        state: the connection's phase.
+        runner: the connection's loop.
+        transport: closed by the close (and after EOF).
+        open_transport: starts the transport on the loop it is given (``Wire.start``).
+        settle: ends the connection (``hard=True`` also fails answers queued in the inbox).
+        drained: waits until queued incoming work finished (the graceful close's first step).
+        release: releases what the connection owns once it closed (the worker pool).
+    """
+
+    def __init__(
+        self,
+        state: ConnectionState,
+        runner: LoopRunner,
+        transport: AcpTransport,
+        *,
+        open_transport: Callable[[asyncio.AbstractEventLoop], Awaitable[None]],
+        settle: Settle,
+        drained: Callable[[], Awaitable[None]],
+        release: Callable[[], None],
+    ) -> None:
+        self._state = state
+        self._runner = runner
+        self._transport = transport
+        self._open_transport = open_transport
+        self._settle = settle
+        self._drained = drained
+        self._release = release
+        self._lock = threading.Lock()
+        self._started = threading.Event()
+        self._start_task: asyncio.Task[None] | None = None
+        self._start_error: BaseException | None = None
+        self._close_claimed = False
+        self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
+        self._eof_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ start
+    def start(self, timeout: float) -> None:
+        """Start and wait (see ``AcpSession.start``); on the loop thread only schedule it."""
+        if self._runner.in_loop():
+            self.ensure_started()
+            return
+        if not self._started.is_set():
+            try:
+                self._runner.run(self.start_async(), timeout)
+            except AcpException:
+                raise
+            except TimeoutError as exc:
+                message = f"transport did not start within {timeout:g} s"
+                raise AcpConnectionException(message) from exc
+            except BaseException as exc:
+                raise AcpConnectionException(f"transport failed to start: {exc}") from exc
+        self._raise_start_error()
+
+    async def start_async(self) -> None:
+        """Start from code running on the connection's loop, and wait for it."""
+        self.ensure_started()
+        task = self._start_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+        self._raise_start_error()
+
+    def ensure_started(self) -> None:
+        """Start in the background (on the loop) unless started already."""
+        with self._lock:
+            if self._state.phase != NEW:
+                return
+            self._state.phase = STARTING
+        self._start_task = self._runner.loop.create_task(self._start())
+
+    def release_start_waiters(self) -> None:
+        """The connection ended: nobody need wait for the start any more."""
+        self._started.set()
+
+    def _raise_start_error(self) -> None:
+        error = self._start_error
+        if isinstance(error, AcpException):
+            raise error
+        if error is not None:
+            raise AcpConnectionException(f"transport failed to start: {error}") from error
+
+    async def _start(self) -> None:
+        try:
+            await self._open_transport(self._runner.loop)
+        except BaseException as exc:  # reported to every caller waiting and every request
+            self._start_error = exc
+            self._settle(AcpConnectionException(f"transport failed to start: {exc}"), True)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._started.set()
+
+    # ------------------------------------------------------------------ close
+    def close(self, timeout: float) -> None:
+        """Close at once (see ``AcpSession.close``); only the first close of either kind runs."""
+        self._close_once(self._close_now, timeout)
+
+    def close_gracefully(self, bound: float) -> None:
+        """Stop taking new work, wait (up to ``bound`` s per step) for queued incoming work and
+        the transport's writes, then close."""
+        self._close_once(lambda: self._close_gracefully(bound), bound + 10.0)
+
+    async def wait_closed_async(self) -> None:
+        """Wait until the connection ended and, when the close was started on the connection's
+        own loop and this is that loop, until it finished too."""
+        await self._state.wait_terminated(self._runner.call)
+        task = self._close_task
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            await asyncio.shield(task)
+
+    def close_transport_soon(self) -> None:
+        """Close the transport in a task kept here (loop thread; used after EOF)."""
+        self._eof_task = self._runner.loop.create_task(self._close_transport())
+
+    def _claim_close(self) -> bool:
+        with self._lock:
+            if self._close_claimed:
+                return False
+            self._close_claimed = True
+            return True
+
+    def _close_once(self, closing: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
+        if not self._claim_close():
+            return
+        if self._runner.in_loop():
+            self._close_task = self._runner.loop.create_task(self._close_then_finish(closing()))
+            return
+        try:
+            self._runner.run(closing(), timeout)
+        except Exception:  # pragma: no cover - best effort
+            _log.debug("close did not finish cleanly", exc_info=True)
+        self._finish_close()
+
+    async def _close_gracefully(self, bound: float) -> None:
+        if self._state.phase == OPEN:
+            self._state.phase = CLOSING
+        try:
+            await asyncio.wait_for(self._drained(), bound)
+            await asyncio.wait_for(self._transport.drain(), bound)
+        except TimeoutError:
+            _log.warning("graceful close: drain did not finish within %.1f s", bound)
+        await self._close_now("connection closed gracefully")
+
+    async def _close_now(self, reason: str = "connection closed") -> None:
+        self._settle(AcpConnectionException(reason), True)
+        await self._close_transport()
+
+    async def _close_transport(self) -> None:
+        try:
+            await self._transport.close()
+        except Exception:  # pragma: no cover - transports should not fail to close
+            _log.warning("transport failed to close", exc_info=True)
+
+    async def _close_then_finish(self, closing: Coroutine[Any, Any, None]) -> None:
+        """Close from a task on the connection's own loop, then release the workers and loop."""
+        try:
+            await closing
+        finally:
+            self._finish_close()
+
+    def _finish_close(self) -> None:
+        self._release()
+        self._runner.stop()

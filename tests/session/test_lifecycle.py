@@ -1,0 +1,150 @@
+"""The connection's lifecycle tested alone: a real loop thread, a transport that only records
+its close, and a ``settle`` that only records why (no wire, no pending requests)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import cast
+
+import pytest
+
+from rxacp.errors import AcpConnectionException
+from rxacp.session.lifecycle import Lifecycle
+from rxacp.session.loop import LoopRunner
+from rxacp.session.state import CLOSING, OPEN, ConnectionState
+from rxacp.transport.base import AcpTransport
+
+
+class _Transport:
+    def __init__(self, close_delay: float = 0.0) -> None:
+        self.closes = 0
+        self.close_finished = threading.Event()
+        self._close_delay = close_delay
+
+    async def drain(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.closes += 1
+        await asyncio.sleep(self._close_delay)
+        self.close_finished.set()
+
+
+class _Parts:
+    """A lifecycle over a fresh loop thread, recording what it settled and released."""
+
+    def __init__(
+        self,
+        *,
+        fail_start: BaseException | None = None,
+        close_delay: float = 0.0,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        self.state = ConnectionState()
+        self.runner = LoopRunner(loop, name="test-lifecycle")
+        self.transport = _Transport(close_delay)
+        self.settled: list[tuple[str, bool]] = []
+        self.released = 0
+        self.drained: list[str] = []  # the phase at each wait for the inbox
+        self.opened = 0
+        self._fail_start = fail_start
+        self.life = Lifecycle(
+            self.state,
+            self.runner,
+            cast(AcpTransport, self.transport),
+            open_transport=self._open,
+            settle=self._settle,
+            drained=self._drain,
+            release=self._release,
+        )
+
+    async def _open(self, loop: asyncio.AbstractEventLoop) -> None:
+        assert loop is self.runner.loop
+        self.opened += 1
+        if self._fail_start is not None:
+            raise self._fail_start
+        self.state.phase = OPEN
+
+    def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
+        self.settled.append((str(reason), hard))
+        if self.state.end(reason):
+            self.life.release_start_waiters()
+            self.state.announce_end()
+
+    async def _drain(self) -> None:
+        self.drained.append(self.state.phase)
+
+    def _release(self) -> None:
+        self.released += 1
+
+
+@pytest.fixture
+def parts() -> Iterator[_Parts]:
+    made = _Parts()
+    yield made
+    made.runner.stop()
+
+
+def test_start_from_two_threads_opens_the_transport_once() -> None:
+    made = _Parts()
+    threads = [threading.Thread(target=made.life.start, args=(30.0,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    made.life.start(30.0)
+    assert made.opened == 1
+    assert made.state.phase == OPEN
+    made.life.close(30.0)
+
+
+def test_a_failed_start_is_raised_to_every_caller_and_settles_the_connection_hard() -> None:
+    made = _Parts(fail_start=OSError("no such agent"))
+    for _ in range(2):
+        with pytest.raises(AcpConnectionException, match="transport failed to start: no such"):
+            made.life.start(30.0)
+    assert made.opened == 1
+    assert made.settled == [("transport failed to start: no such agent", True)]
+    made.life.close(30.0)
+
+
+def test_only_the_first_close_runs_and_it_releases_the_workers_and_the_loop(
+    parts: _Parts,
+) -> None:
+    parts.life.start(30.0)
+    parts.life.close(30.0)
+    parts.life.close_gracefully(30.0)
+    parts.life.close(30.0)
+    assert parts.settled == [("connection closed", True)]
+    assert parts.transport.closes == 1
+    assert parts.released == 1
+    assert parts.drained == []  # the graceful close never ran
+
+
+def test_a_graceful_close_marks_closing_waits_for_the_inbox_then_closes(parts: _Parts) -> None:
+    parts.life.start(30.0)
+    parts.life.close_gracefully(30.0)
+    assert parts.drained == [CLOSING]
+    assert parts.settled == [("connection closed gracefully", True)]
+    assert parts.transport.closes == 1
+
+
+def test_a_close_started_on_the_loop_is_awaited_by_wait_closed_async_on_that_loop() -> None:
+    async def close_from_a_handler() -> tuple[bool, bool]:
+        made = _Parts(close_delay=0.05, loop=asyncio.get_running_loop())  # the caller's loop
+        await made.life.start_async()
+        made.life.close(30.0)  # on the loop: scheduled as a task the lifecycle keeps
+        scheduled_only = not made.transport.close_finished.is_set()
+        await made.life.wait_closed_async()
+        return scheduled_only, made.transport.close_finished.is_set() and made.released == 1
+
+    assert asyncio.run(asyncio.wait_for(close_from_a_handler(), 30)) == (True, True)
+
+
+def test_after_eof_the_transport_is_closed_by_a_task_it_keeps(parts: _Parts) -> None:
+    parts.life.start(30.0)
+    parts.runner.call(parts.life.close_transport_soon)
+    assert parts.transport.close_finished.wait(30)
+    assert parts.transport.closes == 1

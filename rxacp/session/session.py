@@ -98,6 +98,7 @@ class AcpSession:
             raise TypeError(f"max_queued_writes must be an int, got {max_queued_writes!r}")
         if max_queued_writes < 1:
             raise ValueError(f"max_queued_writes must be >= 1, got {max_queued_writes}")
+        self._transport = transport
         self._role = role
         self.stats = SessionStats()
         """Counters of skipped and refused input, and of producer waits."""

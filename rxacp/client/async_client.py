@@ -1,8 +1,11 @@
 """``AcpAsyncClient``: every client→agent ACP method as a cold, awaitable Observable.
 
 One generic :meth:`AcpAsyncClient._call` does the per-method plumbing from the schema's method
-table (params/result models, capability gate); each public method is a one-liner. The prompt
-turn adds :class:`~rxacp.client.CancellationSignal` handling and prompt-content gating.
+table (params/result models, capability gate); the calls that are nothing more are one-liners
+in :class:`~rxacp.client._plain_calls.PlainCalls`, its base. This module holds the calls with
+behaviour of their own: ``initialize``'s negotiation, ``session/close``'s listeners, the
+prompt turn (:class:`~rxacp.client.CancellationSignal` handling, prompt-content gating),
+``session/cancel``, extensions, and the lifecycle.
 
 Observables returned here are :class:`~rxacp.session.AcpObservable`\\ s: nothing is sent until
 subscription; disposing before the answer sends ``$/cancel_request``; they can be awaited from
@@ -17,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reactivex import operators as ops
 
@@ -26,32 +29,14 @@ from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpCapabilityException, AcpTimeoutException
 from ..schema import (
     AcpModel,
-    AuthenticateRequest,
-    AuthenticateResponse,
     CancelNotification,
     CloseSessionRequest,
     CloseSessionResponse,
-    DeleteSessionRequest,
-    DeleteSessionResponse,
     InitializeRequest,
     InitializeResponse,
-    ListSessionsRequest,
-    ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    LogoutRequest,
-    LogoutResponse,
-    NewSessionRequest,
-    NewSessionResponse,
     PromptRequest,
     PromptResponse,
-    ResumeSessionRequest,
-    ResumeSessionResponse,
     SessionNotification,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
-    SetSessionModeRequest,
-    SetSessionModeResponse,
 )
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
@@ -66,32 +51,11 @@ from ._calls import (
     completed,
     stoppable,
 )
+from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
 from .handlers import PermissionTracker
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
-
-if TYPE_CHECKING:  # unstable models load only when an unstable call is made
-    from ..schema.unstable import (
-        ArchiveSessionRequest,
-        ArchiveSessionResponse,
-        AuthStatusRequest,
-        AuthStatusResponse,
-        DisableProviderRequest,
-        DisableProviderResponse,
-        ForkSessionRequest,
-        ForkSessionResponse,
-        ListProvidersRequest,
-        ListProvidersResponse,
-        SessionStatusRequest,
-        SessionStatusResponse,
-        SetProviderRequest,
-        SetProviderResponse,
-        SetSessionTitleRequest,
-        SetSessionTitleResponse,
-        UnarchiveSessionRequest,
-        UnarchiveSessionResponse,
-    )
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -104,7 +68,7 @@ _DEFAULT: Any = object()
 _log = logging.getLogger("rxacp.client")
 
 
-class AcpAsyncClient:
+class AcpAsyncClient(PlainCalls):
     """An ACP client whose calls return cold Observables (build it with ``AcpClient.async_``).
 
     Every call is lazy: subscribing sends the request, disposing before the answer sends
@@ -262,71 +226,7 @@ class AcpAsyncClient:
         )
         return response
 
-    def authenticate(
-        self, request: AuthenticateRequest | RequestLike
-    ) -> AcpObservable[AuthenticateResponse]:
-        """``authenticate`` with one of the agent's advertised auth methods::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.AUTHENTICATE, request)
-
-    def logout(
-        self, request: LogoutRequest | RequestLike | None = None
-    ) -> AcpObservable[LogoutResponse]:
-        """``logout`` (gated by ``auth.logout``)::
-
-        ──request──▶ ─────R|      not advertised: X (AcpCapabilityException, nothing sent)
-        """
-        return self._call(m.LOGOUT, {} if request is None else request)
-
     # ------------------------------------------------------------------ sessions
-    def new_session(
-        self, request: NewSessionRequest | RequestLike
-    ) -> AcpObservable[NewSessionResponse]:
-        """``session/new``: create a session for ``cwd`` (absolute) with MCP servers::
-
-        ──request──▶ ─────R|      (R.session_id)
-        """
-        return self._call(m.SESSION_NEW, request)
-
-    def load_session(
-        self, request: LoadSessionRequest | RequestLike
-    ) -> AcpObservable[LoadSessionResponse]:
-        """``session/load`` (gated by ``loadSession``); history replays as ``session/update``\\ s
-        that reach the consumers before the answer::
-
-        ──request──▶ ──u─u─u──R|
-        """
-        return self._call(m.SESSION_LOAD, request)
-
-    def list_sessions(
-        self, request: ListSessionsRequest | RequestLike | None = None
-    ) -> AcpObservable[ListSessionsResponse]:
-        """``session/list`` (gated by ``sessionCapabilities.list``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_LIST, {} if request is None else request)
-
-    def delete_session(
-        self, request: DeleteSessionRequest | RequestLike
-    ) -> AcpObservable[DeleteSessionResponse]:
-        """``session/delete`` (gated by ``sessionCapabilities.delete``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_DELETE, request)
-
-    def resume_session(
-        self, request: ResumeSessionRequest | RequestLike
-    ) -> AcpObservable[ResumeSessionResponse]:
-        """``session/resume`` (gated by ``sessionCapabilities.resume``; no history replay)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_RESUME, request)
-
     def close_session(
         self, request: CloseSessionRequest | RequestLike
     ) -> AcpObservable[CloseSessionResponse]:
@@ -350,106 +250,6 @@ class AcpAsyncClient:
                 listener(session_id)
             except Exception:
                 _log.exception("a session-closed listener failed")
-
-    def set_session_mode(
-        self, request: SetSessionModeRequest | RequestLike
-    ) -> AcpObservable[SetSessionModeResponse]:
-        """``session/set_mode``::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_SET_MODE, request)
-
-    def set_session_config_option(
-        self, request: SetSessionConfigOptionRequest | RequestLike
-    ) -> AcpObservable[SetSessionConfigOptionResponse]:
-        """``session/set_config_option``::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_SET_CONFIG_OPTION, request)
-
-    # ------------------------------------------------------------------ unstable
-    def fork_session(
-        self, request: ForkSessionRequest | RequestLike
-    ) -> AcpObservable[ForkSessionResponse]:
-        """**Unstable.** ``session/fork`` (gated by ``sessionCapabilities.fork``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_FORK, request)
-
-    def list_providers(
-        self, request: ListProvidersRequest | RequestLike | None = None
-    ) -> AcpObservable[ListProvidersResponse]:
-        """**Unstable.** ``providers/list`` (gated by ``providers``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.PROVIDERS_LIST, {} if request is None else request)
-
-    def set_provider(
-        self, request: SetProviderRequest | RequestLike
-    ) -> AcpObservable[SetProviderResponse]:
-        """**Unstable.** ``providers/set`` (gated by ``providers``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.PROVIDERS_SET, request)
-
-    def disable_provider(
-        self, request: DisableProviderRequest | RequestLike
-    ) -> AcpObservable[DisableProviderResponse]:
-        """**Unstable.** ``providers/disable`` (gated by ``providers``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.PROVIDERS_DISABLE, request)
-
-    def archive_session(
-        self, request: ArchiveSessionRequest | RequestLike
-    ) -> AcpObservable[ArchiveSessionResponse]:
-        """**Unstable.** ``session/archive`` (gated by ``sessionCapabilities.archive``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_ARCHIVE, request)
-
-    def unarchive_session(
-        self, request: UnarchiveSessionRequest | RequestLike
-    ) -> AcpObservable[UnarchiveSessionResponse]:
-        """**Unstable.** ``session/unarchive`` (gated by ``sessionCapabilities.archive``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_UNARCHIVE, request)
-
-    def session_status(
-        self, request: SessionStatusRequest | RequestLike
-    ) -> AcpObservable[SessionStatusResponse]:
-        """**Unstable.** ``session/status`` (gated by ``sessionCapabilities.status``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_STATUS, request)
-
-    def set_session_title(
-        self, request: SetSessionTitleRequest | RequestLike
-    ) -> AcpObservable[SetSessionTitleResponse]:
-        """**Unstable.** ``session/set_title`` (gated by ``sessionCapabilities.title``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.SESSION_SET_TITLE, request)
-
-    def auth_status(
-        self, request: AuthStatusRequest | RequestLike | None = None
-    ) -> AcpObservable[AuthStatusResponse]:
-        """**Unstable.** ``auth/status`` (gated by ``auth.status``)::
-
-        ──request──▶ ─────R|
-        """
-        return self._call(m.AUTH_STATUS, {} if request is None else request)
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(

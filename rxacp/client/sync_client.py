@@ -21,34 +21,6 @@ import reactivex
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
-from ..schema import (
-    AcpModel,
-    AuthenticateRequest,
-    AuthenticateResponse,
-    CancelNotification,
-    CloseSessionRequest,
-    CloseSessionResponse,
-    DeleteSessionRequest,
-    DeleteSessionResponse,
-    InitializeRequest,
-    InitializeResponse,
-    ListSessionsRequest,
-    ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    LogoutRequest,
-    LogoutResponse,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-    ResumeSessionRequest,
-    ResumeSessionResponse,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
-    SetSessionModeRequest,
-    SetSessionModeResponse,
-)
 from ..schema import methods as m
 from ..session import AcpSession
 from ..session.blocking import Waiter, wait_for
@@ -57,27 +29,9 @@ from .cancellation import CancellationSignal
 from .consumers import ConsumerThread
 from .turns import TurnBuffer
 
-if TYPE_CHECKING:  # unstable models load only when an unstable call is made
-    from ..schema.unstable import (
-        ArchiveSessionRequest,
-        ArchiveSessionResponse,
-        AuthStatusRequest,
-        AuthStatusResponse,
-        DisableProviderRequest,
-        DisableProviderResponse,
-        ForkSessionRequest,
-        ForkSessionResponse,
-        ListProvidersRequest,
-        ListProvidersResponse,
-        SessionStatusRequest,
-        SessionStatusResponse,
-        SetProviderRequest,
-        SetProviderResponse,
-        SetSessionTitleRequest,
-        SetSessionTitleResponse,
-        UnarchiveSessionRequest,
-        UnarchiveSessionResponse,
-    )
+if TYPE_CHECKING:  # models for annotations only (unstable ones load when a call is made)
+    from .. import schema
+    from ..schema import unstable
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
@@ -176,116 +130,136 @@ class AcpSyncClient:
         return self._async.agent_capabilities
 
     @property
-    def initialize_response(self) -> InitializeResponse | None:
+    def initialize_response(self) -> schema.InitializeResponse | None:
         """The agent's ``initialize`` answer (``None`` before it answered)."""
         return self._async.initialize_response
 
     # ------------------------------------------------------------------ methods
     def initialize(
-        self, request: InitializeRequest | RequestLike | None = None
-    ) -> InitializeResponse:
+        self, request: schema.InitializeRequest | RequestLike | None = None
+    ) -> schema.InitializeResponse:
         """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
         return self._request(self._async.initialize(request), "initialize")
 
-    def authenticate(self, request: AuthenticateRequest | RequestLike) -> AuthenticateResponse:
+    def authenticate(
+        self, request: schema.AuthenticateRequest | RequestLike
+    ) -> schema.AuthenticateResponse:
         """``authenticate``."""
         return self._request(self._async.authenticate(request), "authenticate")
 
-    def logout(self, request: LogoutRequest | RequestLike | None = None) -> LogoutResponse:
+    def logout(
+        self, request: schema.LogoutRequest | RequestLike | None = None
+    ) -> schema.LogoutResponse:
         """``logout`` (gated by ``auth.logout``)."""
         return self._request(self._async.logout(request), "logout")
 
-    def new_session(self, request: NewSessionRequest | RequestLike) -> NewSessionResponse:
+    def new_session(
+        self, request: schema.NewSessionRequest | RequestLike
+    ) -> schema.NewSessionResponse:
         """``session/new``."""
         return self._request(self._async.new_session(request), "session/new")
 
-    def load_session(self, request: LoadSessionRequest | RequestLike) -> LoadSessionResponse:
+    def load_session(
+        self, request: schema.LoadSessionRequest | RequestLike
+    ) -> schema.LoadSessionResponse:
         """``session/load`` (gated by ``loadSession``)."""
         return self._request(self._async.load_session(request), "session/load")
 
     def list_sessions(
-        self, request: ListSessionsRequest | RequestLike | None = None
-    ) -> ListSessionsResponse:
+        self, request: schema.ListSessionsRequest | RequestLike | None = None
+    ) -> schema.ListSessionsResponse:
         """``session/list`` (gated by ``sessionCapabilities.list``)."""
         return self._request(self._async.list_sessions(request), "session/list")
 
-    def delete_session(self, request: DeleteSessionRequest | RequestLike) -> DeleteSessionResponse:
+    def delete_session(
+        self, request: schema.DeleteSessionRequest | RequestLike
+    ) -> schema.DeleteSessionResponse:
         """``session/delete`` (gated by ``sessionCapabilities.delete``)."""
         return self._request(self._async.delete_session(request), "session/delete")
 
-    def resume_session(self, request: ResumeSessionRequest | RequestLike) -> ResumeSessionResponse:
+    def resume_session(
+        self, request: schema.ResumeSessionRequest | RequestLike
+    ) -> schema.ResumeSessionResponse:
         """``session/resume`` (gated by ``sessionCapabilities.resume``)."""
         return self._request(self._async.resume_session(request), "session/resume")
 
-    def close_session(self, request: CloseSessionRequest | RequestLike) -> CloseSessionResponse:
+    def close_session(
+        self, request: schema.CloseSessionRequest | RequestLike
+    ) -> schema.CloseSessionResponse:
         """``session/close`` (gated by ``sessionCapabilities.close``)."""
         return self._request(self._async.close_session(request), "session/close")
 
     def set_session_mode(
-        self, request: SetSessionModeRequest | RequestLike
-    ) -> SetSessionModeResponse:
+        self, request: schema.SetSessionModeRequest | RequestLike
+    ) -> schema.SetSessionModeResponse:
         """``session/set_mode``."""
         return self._request(self._async.set_session_mode(request), "session/set_mode")
 
     def set_session_config_option(
-        self, request: SetSessionConfigOptionRequest | RequestLike
-    ) -> SetSessionConfigOptionResponse:
+        self, request: schema.SetSessionConfigOptionRequest | RequestLike
+    ) -> schema.SetSessionConfigOptionResponse:
         """``session/set_config_option``."""
         return self._request(
             self._async.set_session_config_option(request), "session/set_config_option"
         )
 
-    def fork_session(self, request: ForkSessionRequest | RequestLike) -> ForkSessionResponse:
+    def fork_session(
+        self, request: unstable.ForkSessionRequest | RequestLike
+    ) -> unstable.ForkSessionResponse:
         """**Unstable.** ``session/fork`` (gated by ``sessionCapabilities.fork``)."""
         return self._request(self._async.fork_session(request), "session/fork")
 
     def list_providers(
-        self, request: ListProvidersRequest | RequestLike | None = None
-    ) -> ListProvidersResponse:
+        self, request: unstable.ListProvidersRequest | RequestLike | None = None
+    ) -> unstable.ListProvidersResponse:
         """**Unstable.** ``providers/list`` (gated by ``providers``)."""
         return self._request(self._async.list_providers(request), "providers/list")
 
-    def set_provider(self, request: SetProviderRequest | RequestLike) -> SetProviderResponse:
+    def set_provider(
+        self, request: unstable.SetProviderRequest | RequestLike
+    ) -> unstable.SetProviderResponse:
         """**Unstable.** ``providers/set`` (gated by ``providers``)."""
         return self._request(self._async.set_provider(request), "providers/set")
 
     def disable_provider(
-        self, request: DisableProviderRequest | RequestLike
-    ) -> DisableProviderResponse:
+        self, request: unstable.DisableProviderRequest | RequestLike
+    ) -> unstable.DisableProviderResponse:
         """**Unstable.** ``providers/disable`` (gated by ``providers``)."""
         return self._request(self._async.disable_provider(request), "providers/disable")
 
     def archive_session(
-        self, request: ArchiveSessionRequest | RequestLike
-    ) -> ArchiveSessionResponse:
+        self, request: unstable.ArchiveSessionRequest | RequestLike
+    ) -> unstable.ArchiveSessionResponse:
         """**Unstable.** ``session/archive`` (gated by ``sessionCapabilities.archive``)."""
         return self._request(self._async.archive_session(request), "session/archive")
 
     def unarchive_session(
-        self, request: UnarchiveSessionRequest | RequestLike
-    ) -> UnarchiveSessionResponse:
+        self, request: unstable.UnarchiveSessionRequest | RequestLike
+    ) -> unstable.UnarchiveSessionResponse:
         """**Unstable.** ``session/unarchive`` (gated by ``sessionCapabilities.archive``)."""
         return self._request(self._async.unarchive_session(request), "session/unarchive")
 
-    def session_status(self, request: SessionStatusRequest | RequestLike) -> SessionStatusResponse:
+    def session_status(
+        self, request: unstable.SessionStatusRequest | RequestLike
+    ) -> unstable.SessionStatusResponse:
         """**Unstable.** ``session/status`` (gated by ``sessionCapabilities.status``)."""
         return self._request(self._async.session_status(request), "session/status")
 
     def set_session_title(
-        self, request: SetSessionTitleRequest | RequestLike
-    ) -> SetSessionTitleResponse:
+        self, request: unstable.SetSessionTitleRequest | RequestLike
+    ) -> unstable.SetSessionTitleResponse:
         """**Unstable.** ``session/set_title`` (gated by ``sessionCapabilities.title``)."""
         return self._request(self._async.set_session_title(request), "session/set_title")
 
     def auth_status(
-        self, request: AuthStatusRequest | RequestLike | None = None
-    ) -> AuthStatusResponse:
+        self, request: unstable.AuthStatusRequest | RequestLike | None = None
+    ) -> unstable.AuthStatusResponse:
         """**Unstable.** ``auth/status`` (gated by ``auth.status``)."""
         return self._request(self._async.auth_status(request), "auth/status")
 
     def prompt(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
-    ) -> PromptResponse:
+        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> schema.PromptResponse:
         """``session/prompt``: blocks until the turn's answer (all its updates were consumed).
 
         ``stop.cancel()`` from another thread sends ``session/cancel`` once and this call still
@@ -298,8 +272,8 @@ class AcpSyncClient:
         )
 
     def prompt_turn(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
-    ) -> Iterator[AcpModel]:
+        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+    ) -> Iterator[schema.AcpModel]:
         """``session/prompt`` as an iterator: each ``SessionUpdate`` of the turn, in order, then
         the ``PromptResponse`` (the blocking twin of ``AcpAsyncClient.prompt_turn``)::
 
@@ -335,7 +309,7 @@ class AcpSyncClient:
             buffer.close()
             subscription.dispose()
 
-    def cancel(self, notification: CancelNotification | RequestLike | str) -> None:
+    def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests
         ``cancelled``)."""
         self._async.cancel(notification)

@@ -59,7 +59,7 @@ class AgentHarness:
         rid = self.send_request(method, params)
         msg = self.next()
         assert msg.get("id") == rid, msg
-        return msg  # type: ignore[no-any-return]
+        return msg
 
     def prompt(self, text: str = "hi", session: str = SESSION, id: Any = None) -> Any:
         return self.send_request(

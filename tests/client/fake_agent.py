@@ -115,7 +115,7 @@ class _Recording(AcpTransport):
             def on_closed(self, info: TransportClosed) -> None:
                 receiver.on_closed(info)
 
-        await self._inner.start(loop, Tap())  # type: ignore[arg-type]
+        await self._inner.start(loop, Tap())
 
     def send(self, frame: Frame) -> None:
         self._inner.send(frame)
@@ -317,11 +317,12 @@ class FakeAgent:
         def step(method: str, extra: dict[str, Any]) -> Callable[[Any], reactivex.Observable[Any]]:
             def run(_: Any) -> reactivex.Observable[Any]:
                 params = {"sessionId": sid, "terminalId": "term-1", **extra}
-                return s.send_request(method, params).pipe(
+                answer: reactivex.Observable[Any] = s.send_request(method, params).pipe(
                     ops.do_action(
                         lambda r: results.append(f"{method}={json.dumps(r, sort_keys=True)}")
                     )
                 )
+                return answer
 
             return run
 
@@ -339,7 +340,8 @@ class FakeAgent:
             self._say(sid, "terminal:" + ";".join(results))
             return PromptResponse.end_turn()
 
-        return chain.pipe(ops.map(done))
+        answer: reactivex.Observable[Any] = chain.pipe(ops.map(done))
+        return answer
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> FakeAgent:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import pytest
 
@@ -16,8 +17,12 @@ WAIT = 10.0
 def test_calls_run_in_order_on_one_named_thread_and_flush_waits_for_them() -> None:
     thread = ConsumerThread(name="test-consumer")
     seen: list[tuple[int, str]] = []
+
+    def record(i: int) -> None:
+        seen.append((i, threading.current_thread().name))
+
     for i in range(20):
-        assert thread.submit(lambda i=i: seen.append((i, threading.current_thread().name))) is None
+        assert thread.submit(partial(record, i)) is None
     assert thread.flush(WAIT)
     assert seen == [(i, "test-consumer") for i in range(20)]
     thread.stop()

@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -296,7 +297,7 @@ def test_late_answer_waiters_are_bounded_and_released_on_close() -> None:
     for rid in range(MAX_LATE_WAITERS + 1):
         state = PendingRequest(m.SESSION_PROMPT, {}, None, None, None)  # type: ignore[arg-type]
         state.id = rid
-        abandoned.wait_for_late_answer(state, lambda rid=rid: released.append(rid))
+        abandoned.wait_for_late_answer(state, partial(released.append, rid))
     assert released == [0]
     taken = abandoned.take(5)
     assert taken is not None and abandoned.take(5) is None

@@ -48,7 +48,8 @@ def _kind(frame: dict[str, Any]) -> str:
     if frame.get("method") == "session/update":
         update = frame["params"]["update"]
         status = update.get("status")
-        return update["sessionUpdate"] + (f":{status}" if status else "")
+        kind: str = update["sessionUpdate"]
+        return kind + (f":{status}" if status else "")
     return frame.get("method") or "answer"
 
 

@@ -501,7 +501,7 @@ class FakeModelServer:
 
         if kind == "tool":
             name, args = plan
-            call = {"id": f"call_{next(self._ids)}", "type": "function"}
+            call: dict[str, Any] = {"id": f"call_{next(self._ids)}", "type": "function"}
             call["function"] = {"name": name, "arguments": json.dumps(args)}
             if not body.get("stream"):
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}

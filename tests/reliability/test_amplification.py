@@ -188,7 +188,7 @@ def test_a_hostile_agents_invalid_million_item_lists_cost_the_client_a_bounded_s
 
 
 def test_an_invalid_list_records_one_error_however_long_and_lenient_lists_keep_good_items() -> None:
-    bad = [{"a": {}}] * 10_000
+    bad: list[dict[str, Any]] = [{"a": {}}] * 10_000
     try:
         prompt = [{"type": "text", "text": "ok"}, *bad]
         PromptRequest.from_wire({"sessionId": "s", "prompt": prompt})

@@ -16,6 +16,7 @@ import json
 import random
 import threading
 from collections import Counter, defaultdict
+from functools import partial
 from typing import Any
 
 from rxacp.agent import AcpAgent, SyncPromptContext
@@ -23,6 +24,7 @@ from rxacp.errors import AcpProtocolException
 from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
 from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
+from rxacp.session.workers import WorkerPool
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import Figure, scaled, wait_until
@@ -77,6 +79,16 @@ class Tap:
                 self.answers[msg["id"]] += 1
                 self.events.append(("a", msg["id"]))
             self.lock.notify_all()
+
+    def has_prompts(self, n: int) -> bool:
+        """Exactly ``n`` prompts went to the agent so far."""
+        with self.lock:
+            return len(self.prompt_ids) == n
+
+    def has_updates(self, turn: int, n: int) -> bool:
+        """At least ``n`` updates of ``turn`` came back so far."""
+        with self.lock:
+            return self.events.count(("u", turn)) >= n
 
     def wait_answer(self, rid: Any, timeout: float = 5.0) -> bool:
         with self.lock:
@@ -149,7 +161,7 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
             "session/prompt", PromptRequest.text("s1", f"{turn} {updates} {ask}"), timeout=None
         )
         sub = prompt.subscribe(result.append, result.append)
-        assert wait_until(lambda n=turn + 1: len(tap.prompt_ids) == n, 30.0)
+        assert wait_until(partial(tap.has_prompts, turn + 1), 30.0)
         rid = tap.prompt_ids[turn]
 
         def cancel() -> None:
@@ -159,7 +171,7 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
             cancel()
         elif mode == "cancel_after_updates":
             seen = rnd.randrange(0, updates + 1)
-            wait_until(lambda k=turn, n=seen: tap.events.count(("u", k)) >= n, 2.0)
+            wait_until(partial(tap.has_updates, turn, seen), 2.0)
             cancel()
         elif mode in ("cancel_in_permission", "both"):
             assert permission_waiting.wait(30.0), f"turn {turn}: no permission request"
@@ -168,7 +180,7 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
                 sub.dispose()  # $/cancel_request for the prompt
         elif mode == "cancel_request_prompt":
             if rnd.random() < 0.5:
-                wait_until(lambda k=turn: ("u", k) in tap.events, 1.0)
+                wait_until(partial(tap.has_updates, turn, 1), 1.0)
             sub.dispose()
         elif mode == "cancel_three_times":
             for _ in range(3):
@@ -182,7 +194,7 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
             break
         disposed = mode in ("cancel_request_prompt", "both")
         if not disposed:  # the answer reaches the subscriber right after the wire
-            assert wait_until(lambda r=result: bool(r), 30.0), f"turn {turn}: answer not delivered"
+            assert wait_until(partial(bool, result), 30.0), f"turn {turn}: answer not delivered"
         if mode == "cancel_after_answer":
             cancel()
         sub.dispose()
@@ -209,7 +221,9 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
 
     assert wait_until(lambda: agent.session.incoming_request_count == 0, 30.0)
     assert wait_until(lambda: agent.active_turns == 0, 30.0)
-    assert wait_until(lambda: agent.session.workers.busy_count == 0, 30.0)
+    workers = agent.session.workers
+    assert isinstance(workers, WorkerPool)  # the default pool, not a handler_executor
+    assert wait_until(lambda: workers.busy_count == 0, 30.0)
     assert wait_until(lambda: client.incoming_request_count == 0, 30.0)
     with tap.lock:
         multiple = {rid: n for rid, n in tap.answers.items() if n != 1}
@@ -223,7 +237,8 @@ def test_a_thousand_randomly_cancelled_turns_get_exactly_one_answer_and_leave_no
     assert not multiple, multiple
     assert all(per_turn[rid] == 1 for rid in tap.prompt_ids)
     assert client.pending_request_count == 0 and agent.session.pending_request_count == 0
-    assert client.workers.busy_count == 0
+    client_workers = client.workers
+    assert isinstance(client_workers, WorkerPool) and client_workers.busy_count == 0
     assert set(modes) == set(MODES)
     client.close()
     agent.close()

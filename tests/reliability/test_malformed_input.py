@@ -215,7 +215,7 @@ class Side:
             if exp is None:
                 self.stats["unanswered"] += 1
             elif exp[0] == "null":
-                want_null[exp[2]] += 1  # type: ignore[index]
+                want_null[exp[2]] += 1
             else:
                 key = (type(exp[1]).__name__, exp[1])
                 assert key not in want_ids, f"duplicate id in the generator: {exp[1]!r}"

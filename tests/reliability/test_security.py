@@ -103,10 +103,10 @@ def test_exception_mapping_redacts_every_non_protocol_exception(secret_env: str)
         ReadTextFileRequest.model_validate({"sessionId": SECRET, "path": 7})
     except pydantic.ValidationError as exc:
         cases.append(exc)
-    for exc in cases:
-        error = exception_to_error(exc)
+    for failure in cases:
+        error = exception_to_error(failure)
         text = json.dumps(error)
-        assert SECRET not in text and "RXACP_TEST" not in text, (exc, error)
+        assert SECRET not in text and "RXACP_TEST" not in text, (failure, error)
         assert "\n" not in error["message"] and len(error["message"]) <= 300
 
 
@@ -120,7 +120,8 @@ def _leaky_failures() -> list[tuple[str, Callable[[], Any]]]:
         return int(FILE_TOKEN)
 
     def bad_key() -> Any:
-        return {}[FILE_TOKEN]
+        empty: dict[str, str] = {}
+        return empty[FILE_TOKEN]
 
     def missing_file() -> Any:
         raise FileNotFoundError(2, "No such file or directory", TOKEN_PATH)

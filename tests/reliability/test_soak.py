@@ -19,6 +19,7 @@ from rxacp.errors import AcpException
 from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
 from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
+from rxacp.session.workers import WorkerPool
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import LONG, Figure, rss_kib, rxacp_threads, wait_until
@@ -48,6 +49,9 @@ class Connection:
             .build()
         )
         self.agent.start()
+        workers = self.agent.session.workers
+        assert isinstance(workers, WorkerPool)  # the default pool, not a handler_executor
+        self.workers = workers
         self.client = AcpSession(pair.client_transport, role="client")
         self.client.set_notification_handler("session/update", lambda n: None)
         wait_for(self.client.send_request("session/new", {"cwd": "/", "mcpServers": []}), 30.0)
@@ -57,7 +61,7 @@ class Connection:
             self.client.pending_request_count == 0
             and self.agent.session.incoming_request_count == 0
             and self.agent.active_turns == 0
-            and self.agent.session.workers.busy_count == 0
+            and self.workers.busy_count == 0
         )
 
     def close(self) -> None:

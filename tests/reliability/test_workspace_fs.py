@@ -181,7 +181,7 @@ def test_install_serves_both_builders_over_the_wire_with_the_right_codes(
     client = fs.install(builder).build()
     agent = AcpSession(pair.agent_transport, role="agent")
     try:
-        client.session.start()  # type: ignore[attr-defined]
+        client.session.start()
         agent.start()
 
         def call(method: str, params: dict[str, Any]) -> Any:

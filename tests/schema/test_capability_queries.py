@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rxacp import NegotiatedCapabilities
@@ -11,7 +13,7 @@ from rxacp.schema._capabilities import CAPABILITY_PATHS
 from ._strategies import load_schema
 
 
-def _wire_paths(defs: dict, name: str, prefix: str = "") -> set[str]:
+def _wire_paths(defs: dict[str, Any], name: str, prefix: str = "") -> set[str]:
     out: set[str] = set()
     for prop, node in defs[name].get("properties", {}).items():
         if prop == "_meta":
@@ -62,7 +64,7 @@ def test_the_queries_the_issue_asked_for_exist(name: str) -> None:
 
 @pytest.mark.parametrize(("name", "path"), sorted(CAPABILITY_PATHS.items()))
 def test_each_query_answers_for_its_own_wire_path(name: str, path: str) -> None:
-    wire: dict = {}
+    wire: dict[str, Any] = {}
     node = wire
     *parents, leaf = path.split(".")
     for part in parents:

@@ -46,13 +46,18 @@ def test_every_string_union_of_the_schema_is_a_str_enum_of_its_values(
 
 
 def test_java_style_constants_read_as_the_wire_strings() -> None:
-    assert StopReason.END_TURN == "end_turn"
-    assert ToolKind.EDIT == "edit"
-    assert ToolCallStatus.PENDING == "pending"
-    assert PermissionOptionKind.ALLOW_ONCE == "allow_once"
-    assert SessionUpdateKind.AGENT_MESSAGE_CHUNK == "agent_message_chunk"
-    assert SessionUpdateKind.COMPACTION_SUMMARY_CHUNK == "compaction_summary_chunk"
-    assert ContentBlockKind.RESOURCE_LINK == "resource_link"
+    # Held as ``str`` (what they are) so the type checker sees a str comparison.
+    pairs: list[tuple[str, str]] = [
+        (StopReason.END_TURN, "end_turn"),
+        (ToolKind.EDIT, "edit"),
+        (ToolCallStatus.PENDING, "pending"),
+        (PermissionOptionKind.ALLOW_ONCE, "allow_once"),
+        (SessionUpdateKind.AGENT_MESSAGE_CHUNK, "agent_message_chunk"),
+        (SessionUpdateKind.COMPACTION_SUMMARY_CHUNK, "compaction_summary_chunk"),
+        (ContentBlockKind.RESOURCE_LINK, "resource_link"),
+    ]
+    for constant, wire in pairs:
+        assert constant == wire
 
 
 def test_an_enum_member_and_a_plain_string_give_the_same_wire_json() -> None:

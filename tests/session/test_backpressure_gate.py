@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_a_producer_at_the_limit_waits_until_the_loop_ran_the_batch_then_all_han
 
     def producer() -> None:
         for i in range(5):
-            runner.call_later(lambda i=i: hand_off(i))
+            runner.call_later(partial(hand_off, i))
             returned.append(i)
 
     try:
@@ -89,7 +90,7 @@ def test_four_producers_through_a_small_gate_all_finish_in_their_own_order() -> 
 
     def producer(p: int) -> None:
         for i in range(2000):
-            runner.call_later(lambda p=p, i=i: hand_off(p, i))
+            runner.call_later(partial(hand_off, p, i))
 
     threads = [threading.Thread(target=producer, args=(p,)) for p in range(4)]
     try:

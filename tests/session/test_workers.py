@@ -25,6 +25,16 @@ def _until(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
     return True
 
 
+def _signal_then_wait(started: threading.Event, stuck: threading.Event) -> Callable[[], None]:
+    """A task that sets ``started`` and then blocks until ``stuck`` is set (bounded)."""
+
+    def task() -> None:
+        started.set()
+        stuck.wait(WAIT)
+
+    return task
+
+
 class _Gate:
     """Blocking tasks that record how many run at once and wait until released."""
 
@@ -118,7 +128,12 @@ def test_worker_threads_are_named_after_the_pool_and_are_daemons() -> None:
     pool = WorkerPool(1, name="rxacp-agent-worker")
     seen: list[threading.Thread] = []
     done = threading.Event()
-    pool.submit(lambda: (seen.append(threading.current_thread()), done.set()))
+
+    def record() -> None:
+        seen.append(threading.current_thread())
+        done.set()
+
+    pool.submit(record)
     assert done.wait(WAIT)
     pool.shutdown()
     assert seen[0].name == "rxacp-agent-worker-1"
@@ -131,7 +146,7 @@ def test_abandoning_a_running_task_gives_its_slot_back_so_the_next_task_runs_at_
 ) -> None:
     pool = WorkerPool(1, name="test-worker")
     stuck, started = threading.Event(), threading.Event()
-    task = pool.submit(lambda: (started.set(), stuck.wait(WAIT)), name="prompt handler stubborn")
+    task = pool.submit(_signal_then_wait(started, stuck), name="prompt handler stubborn")
     assert started.wait(WAIT)
     nxt = threading.Event()
     with caplog.at_level("WARNING", logger="rxacp.session.workers"):
@@ -152,10 +167,10 @@ def test_abandoned_threads_are_bounded_by_max_abandoned_and_the_refusal_is_logge
     pool = WorkerPool(1, name="test-worker", max_abandoned=1)
     stuck = threading.Event()
     started = [threading.Event(), threading.Event()]
-    first = pool.submit(lambda: (started[0].set(), stuck.wait(WAIT)), name="first")
+    first = pool.submit(_signal_then_wait(started[0], stuck), name="first")
     assert started[0].wait(WAIT)
     assert pool.abandon(first)
-    second = pool.submit(lambda: (started[1].set(), stuck.wait(WAIT)), name="second")
+    second = pool.submit(_signal_then_wait(started[1], stuck), name="second")
     assert started[1].wait(WAIT)
     with caplog.at_level("WARNING", logger="rxacp.session.workers"):
         assert not pool.abandon(second)

@@ -5,11 +5,13 @@ The first test uses every fixture and keeps what it got; the second checks it wa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rxacp.agent import AcpAgent
 from rxacp.schema import NewSessionResponse, PromptResponse
 from rxacp.session import AcpSession
+from rxacp.testing import InMemoryTransportPair, MockAcpAgent, MockAcpClient
 
 kept: dict[str, Any] = {}
 
@@ -22,7 +24,11 @@ def _agent(transport: Any) -> Any:
     )
 
 
-def test_uses_every_fixture(acp_pair, mock_client, mock_agent):
+def test_uses_every_fixture(
+    acp_pair: InMemoryTransportPair,
+    mock_client: Callable[..., MockAcpClient],
+    mock_agent: MockAcpAgent,
+) -> None:
     kept["session"] = AcpSession(acp_pair.agent_transport, role="agent")
     kept["session"].start()
     kept["client"] = mock_client(_agent)
@@ -30,7 +36,7 @@ def test_uses_every_fixture(acp_pair, mock_client, mock_agent):
     kept["mock_agent"] = mock_agent
 
 
-def test_everything_was_closed_after_the_first_test():
+def test_everything_was_closed_after_the_first_test() -> None:
     assert kept["session"].wait_closed(5), "the acp_pair end was not closed"
     kept["session"].close()
     assert not kept["client"].client.session.is_open

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
 from rxacp.testing.memory import InMemoryTransportPair
 
 from ._support import Recorder, async_test
+
+T = TypeVar("T")
 
 
 class LoopThread:
@@ -21,8 +24,8 @@ class LoopThread:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coro: object, timeout: float = 5.0) -> object:
-        fut = asyncio.run_coroutine_threadsafe(coro, self.loop)  # type: ignore[arg-type]
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 5.0) -> T:
+        fut = asyncio.run_coroutine_threadsafe(coro, self.loop)
         return fut.result(timeout)
 
     def stop(self) -> None:

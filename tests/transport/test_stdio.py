@@ -241,7 +241,7 @@ async def test_agent_transport_reads_a_regular_file_as_stdin_through_a_thread(
     out = io.BytesIO()
     rec = Recorder().bind()
     with open(path, "rb") as stdin:
-        transport = StdioAcpAgentTransport(stdin, out, guard_stdout=False)  # type: ignore[arg-type]
+        transport = StdioAcpAgentTransport(stdin, out, guard_stdout=False)
         await transport.start(asyncio.get_running_loop(), rec)
         info = await rec.wait_closed()
         transport.send(b'{"reply":1}')
@@ -258,7 +258,7 @@ async def test_agent_transport_on_pipes_reads_frames_and_writes_lines() -> None:
     out_r, out_w = os.pipe()
     rec = Recorder().bind()
     with open(in_r, "rb", buffering=0) as stdin, open(out_w, "wb", buffering=0) as stdout:
-        transport = StdioAcpAgentTransport(stdin, stdout)  # type: ignore[arg-type]
+        transport = StdioAcpAgentTransport(stdin, stdout)
         await transport.start(asyncio.get_running_loop(), rec)
         big = b'{"x":"' + b"y" * 300_000 + b'"}\n'  # bigger than a pipe buffer
         writer = asyncio.ensure_future(asyncio.to_thread(os.write, in_w, big))
@@ -330,10 +330,10 @@ async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     rec = Recorder().bind()
-    os.read = recording_read  # type: ignore[assignment]
+    os.read = recording_read
     try:
         with open(in_r, "rb", buffering=0) as stdin, open(out_w, "wb", buffering=0) as stdout:
-            agent_side = StdioAcpAgentTransport(stdin, stdout)  # type: ignore[arg-type]
+            agent_side = StdioAcpAgentTransport(stdin, stdout)
             await agent_side.start(asyncio.get_running_loop(), rec)
             big = b'{"x":"' + b"y" * 300_000 + b'"}\n'
             writer = asyncio.ensure_future(asyncio.to_thread(os.write, in_w, big))
@@ -347,7 +347,7 @@ async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
         await client_rec.frames_at_least(1)
         await client_side.close()
     finally:
-        os.read = real_read  # type: ignore[assignment]
+        os.read = real_read
         os.close(out_r)
     assert len(rec.frames[0]) == 300_008 and client_rec.frames[0] == b'{"ping":1}'
     assert sizes and max(sizes) <= 64 * 1024, sorted(set(sizes))

@@ -150,4 +150,4 @@ class InteropAgent:
 
 
 if __name__ == "__main__":
-    asyncio.run(run_agent(InteropAgent()))  # type: ignore[arg-type]
+    asyncio.run(run_agent(InteropAgent()))

@@ -117,7 +117,9 @@ class InteropClient:
         out: list[str] = []
         for update in self.updates.get(session_id, []):
             content = getattr(update, "content", None)
-            if update.session_update == "agent_message_chunk" and content.type == "text":
+            if update.session_update != "agent_message_chunk" or content is None:
+                continue
+            if content.type == "text":
                 out.append(content.text)
         return out
 
@@ -317,7 +319,7 @@ class Scenarios:
             "cancelToAnswerMs": round((answered_at - cancelled_at) * 1000),
             "afterAnswer": after_answer,
             "followUpStopReason": follow_up.stop_reason,
-            "followUpText": (self.client.texts(sid) or [None])[-1],
+            "followUpText": texts[-1] if (texts := self.client.texts(sid)) else None,
         }
 
     async def fail(self) -> dict[str, Any]:

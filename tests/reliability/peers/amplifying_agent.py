@@ -15,7 +15,7 @@ out = sys.stdout.buffer
 ITEM = b'{"a":{}}'
 
 
-def send(obj: dict) -> None:
+def send(obj: dict[str, object]) -> None:
     out.write(json.dumps(obj).encode() + b"\n")
     out.flush()
 
@@ -40,8 +40,8 @@ def prompt(request_id: object) -> None:
     out.write(head + update + junk_list() + b"}}}\n")
     out.flush()
     chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": report}}
-    params = {"sessionId": "s1", "update": chunk}
-    send({"jsonrpc": "2.0", "method": "session/update", "params": params})
+    notification = {"sessionId": "s1", "update": chunk}
+    send({"jsonrpc": "2.0", "method": "session/update", "params": notification})
     send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
 
 

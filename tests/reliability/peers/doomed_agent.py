@@ -13,7 +13,7 @@ permission = "--permission" in sys.argv
 out = sys.stdout
 
 
-def send(obj: dict) -> None:
+def send(obj: dict[str, object]) -> None:
     out.write(json.dumps(obj) + "\n")
     out.flush()
 

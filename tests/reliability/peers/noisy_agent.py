@@ -7,7 +7,7 @@ import sys
 JUNK = ["starting up...", "DEBUG: loaded 3 plugins", "{not json", "[1, 2", "\x1b[31mred\x1b[0m"]
 
 
-def send(obj: dict) -> None:
+def send(obj: dict[str, object]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 

@@ -1,10 +1,12 @@
 """Canned answers a :class:`MockAcpClient` gives to the agent under test.
 
 In-memory files for ``fs/read_text_file`` / ``fs/write_text_file``, a permission policy for
-``session/request_permission``, scripted terminals for ``terminal/*``, and per-method scripts
-(``on(method, answer)``) that override any of them. Everything the agent asked is recorded.
+``session/request_permission`` and scripted terminals for ``terminal/*``; per-method scripts
+(``on(method, answer)``, kept by the mock) override any of them. Everything the agent asked is
+recorded.
 
-This module is *not* responsible for the connection, waits or updates (``_mock_client.py``).
+This module is *not* responsible for the connection, waits or updates (``_mock_client.py``), nor
+for per-method scripts (``_mock_peer.py``).
 """
 
 from __future__ import annotations
@@ -51,8 +53,6 @@ PermissionAnswer = (
 ``cancelled``), an option id, or ``fn(request)`` returning a response, an option id, or
 ``None`` (``cancelled``)."""
 
-_UNSET: Any = object()
-
 
 @dataclass(frozen=True)
 class ScriptedTerminal:
@@ -69,7 +69,6 @@ class CannedClientAnswers:
 
     def __init__(self) -> None:
         self._answers_lock = threading.Lock()
-        self._scripts: dict[str, Any] = {}
         self.files: dict[str, str] = {}
         """Current content of the in-memory files (canned and written by the agent)."""
         self.written: dict[str, str] = {}
@@ -117,27 +116,15 @@ class CannedClientAnswers:
             self._terminal_scripts[command] = ScriptedTerminal(output, exit_code, signal, truncated)
         return self
 
-    def _set_script(self, method: str, answer: Any) -> None:
-        with self._answers_lock:
-            self._scripts[method] = answer
-
     # ------------------------------------------------------------------ answering
-    def answer(self, method: str, request: Any) -> Any:
-        """The answer to one agent→client request (a script, else the canned behaviour)."""
-        with self._answers_lock:
-            script = self._scripts.get(method, _UNSET)
-        if script is not _UNSET:
-            value = script(request) if callable(script) else script
-        else:
-            canned = _CANNED.get(method)
-            if canned is None:
-                raise AcpProtocolException.method_not_found(
-                    method, f"MockAcpClient: script it with mock.on({method!r}, ...)"
-                )
-            value = canned(self, request)
-        if isinstance(value, BaseException):
-            raise value
-        return value
+    def canned_answer(self, method: str, request: Any) -> Any:
+        """The canned answer to one agent→client request (``-32601`` for other methods)."""
+        canned = _CANNED.get(method)
+        if canned is None:
+            raise AcpProtocolException.method_not_found(
+                method, f"MockAcpClient: script it with mock.on({method!r}, ...)"
+            )
+        return canned(self, request)
 
     def _read(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
         with self._answers_lock:

@@ -15,8 +15,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any
 
 import reactivex
 
@@ -37,13 +36,17 @@ from rxacp.schema import (
 )
 from rxacp.schema.helpers import agent_message_text, session_update_from_wire
 from rxacp.schema.methods import METHODS, MethodSpec
-from rxacp.session import IncomingRequest
+from rxacp.session import AcpSession, IncomingRequest
 from rxacp.transport.base import AcpTransport
 
-from ._traffic import RecordingTransport, TrafficLog, WireFrame, describe_messages
-from .memory import InMemoryTransport, InMemoryTransportPair
+from ._mock_peer import UNSCRIPTED, MockPeer
+from ._traffic import describe_messages
+from .memory import InMemoryTransport
 
-__all__ = ["DEFAULT_PROMPT_CAPABILITIES", "MockAcpAgent", "MockAcpAgentBuilder", "PromptScript"]
+if TYPE_CHECKING:
+    from ._mock_builders import MockAcpAgentBuilder
+
+__all__ = ["DEFAULT_PROMPT_CAPABILITIES", "MockAcpAgent", "PromptScript"]
 
 PromptScript = Callable[[PromptRequest, SyncPromptContext], Any]
 """``fn(request, ctx)`` run on a worker thread for each prompt; returns a ``PromptResponse``,
@@ -90,7 +93,7 @@ def _as_update(item: Any) -> Any:
     return item
 
 
-class MockAcpAgent:
+class MockAcpAgent(MockPeer):
     """A fake agent whose answers are scripted and whose traffic is recorded.
 
     Without a ``transport`` it creates an :class:`InMemoryTransportPair`, serves its agent end
@@ -109,6 +112,8 @@ class MockAcpAgent:
     :meth:`close` (or leaving the ``with`` block) stops it and joins its threads.
     """
 
+    _own_end = "agent"
+
     def __init__(
         self,
         transport: AcpTransport | None = None,
@@ -119,21 +124,15 @@ class MockAcpAgent:
         cancel_grace_period: Duration | None = 5.0,
         timeout: float = 5.0,
     ) -> None:
-        self._pair: InMemoryTransportPair | None = None
-        if transport is None:
-            self._pair = InMemoryTransportPair.create()
-            transport = self._pair.agent_transport
+        super().__init__(transport)
         self._timeout = timeout
-        self._traffic = TrafficLog()
-        self._lock = threading.Lock()
-        self._scripts: dict[str, Any] = {}
         self._prompt_script: PromptScript = _canned_turn((), "end_turn", False, timeout)
         self._capabilities = _wire_or_none(agent_capabilities)
         self._info = _wire_or_none(agent_info) or {"name": "mock-agent", "version": "0"}
         self._ids = itertools.count(1)
         self._closed = threading.Event()
         builder = (
-            AcpAgent.sync(RecordingTransport(transport, self._traffic))
+            AcpAgent.sync(self._recording)
             .request_timeout(request_timeout)
             .cancel_grace_period(cancel_grace_period)
             .initialize_handler(self._initialize)
@@ -154,9 +153,7 @@ class MockAcpAgent:
     @property
     def client_transport(self) -> InMemoryTransport:
         """The client end of the in-memory pair (only when the mock created the pair)."""
-        if self._pair is None:
-            raise RuntimeError("this MockAcpAgent was given a transport; it has no client end")
-        return self._pair.client_transport
+        return self._other_end()
 
     @property
     def agent(self) -> AcpSyncAgent:
@@ -173,11 +170,10 @@ class MockAcpAgent:
         get the raw params. Returns the mock, for chaining.
         """
         spec = _check_method(method)
-        with self._lock:
-            self._scripts[method] = answer
-        if spec is None and not self._agent.session.has_request_handler(method):
-            self._agent.session.set_request_handler(method, self._ext_handler(method))
-        elif spec is not None and not self._agent.session.has_request_handler(method):
+        self._set_script(method, answer)
+        if spec is None:
+            self._serve_extension(method)
+        elif not self._agent.session.has_request_handler(method):
             self._agent.session.set_request_handler(method, self._raw_handler(spec))
         return self
 
@@ -207,25 +203,11 @@ class MockAcpAgent:
             script = _canned_turn(
                 [_as_update(u) for u in updates], stop_reason, wait_for_cancel, self._timeout
             )
-        with self._lock:
+        with self._scripts_lock:
             self._prompt_script = script
         return self
 
     # ------------------------------------------------------------------ recordings
-    @property
-    def received(self) -> list[tuple[str, Any]]:
-        """``(method, params)`` of every request/notification received, in order (raw JSON)."""
-        return self._traffic.received()
-
-    @property
-    def frames(self) -> list[WireFrame]:
-        """Every frame received (``"in"``) and sent (``"out"``), in order."""
-        return self._traffic.frames
-
-    def calls(self, method: str) -> list[Any]:
-        """The raw params of every received ``method`` message, in order."""
-        return [params for name, params in self.received if name == method]
-
     @property
     def prompts(self) -> list[PromptRequest]:
         """Every ``session/prompt`` request received, parsed."""
@@ -272,12 +254,9 @@ class MockAcpAgent:
                      .prompt_response(lambda req: PromptResponse.end_turn())
                      .build())
         """
-        return MockAcpAgentBuilder(transport)
+        from ._mock_builders import MockAcpAgentBuilder
 
-    @classmethod
-    def create_default(cls, transport: AcpTransport | None = None) -> MockAcpAgent:
-        """A mock with the default answers (Java ``createDefault``)."""
-        return cls(transport)
+        return MockAcpAgentBuilder(transport)
 
     def start(self) -> MockAcpAgent:
         """Nothing to do: the mock runs from construction on (Java ``start()``)."""
@@ -309,37 +288,25 @@ class MockAcpAgent:
         """Every ``session/cancel`` notification received, parsed."""
         return [CancelNotification.from_wire(p) for p in self.calls("session/cancel")]
 
-    def close_gracefully(self) -> None:
-        """Close (the mock holds no queued work worth draining; Java ``closeGracefully``)."""
-        self.close()
-
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Stop the agent (held turns are released) and join its threads. Idempotent."""
         self._closed.set()
         self._agent.close()
 
-    def __enter__(self) -> MockAcpAgent:
-        return self
-
-    def __exit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ answering
-    def _script(self, method: str) -> Any:
-        with self._lock:
-            return self._scripts.get(method, _UNSCRIPTED)
+    @property
+    def _engine(self) -> AcpSession:
+        return self._agent.session
 
     def _answer(self, spec: MethodSpec | None, method: str, request: Any) -> Any:
         script = self._script(method)
-        if script is _UNSCRIPTED:
+        if script is UNSCRIPTED:
             return self._default(spec, method)
-        value = script(request) if callable(script) else script
-        if isinstance(value, BaseException):
-            raise value
-        return value
+        return self._play(script, request)
+
+    def _answer_extension(self, method: str, params: Any) -> Any:
+        return self._answer(None, method, params)
 
     def _default(self, spec: MethodSpec | None, method: str) -> Any:
         if method == "session/new":
@@ -366,14 +333,8 @@ class MockAcpAgent:
 
         return handle
 
-    def _ext_handler(self, method: str) -> Callable[[IncomingRequest], Any]:
-        def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
-            return self._agent.session.run_blocking(lambda: self._answer(None, method, req.params))
-
-        return handle
-
     def _initialize(self, request: InitializeRequest) -> Any:
-        if self._script("initialize") is not _UNSCRIPTED:
+        if self._script("initialize") is not UNSCRIPTED:
             return self._answer(METHODS["initialize"], "initialize", request)
         return InitializeResponse.ok(self._advertised(), agent_info=self._info)
 
@@ -381,9 +342,7 @@ class MockAcpAgent:
         if self._capabilities is not None:
             return self._capabilities
         caps: dict[str, Any] = {"promptCapabilities": dict(DEFAULT_PROMPT_CAPABILITIES)}
-        with self._lock:
-            scripted = list(self._scripts)
-        for method in scripted:
+        for method in self._scripted_methods():
             spec = METHODS.get(method)
             if spec is None or spec.capability is None:
                 continue
@@ -395,7 +354,7 @@ class MockAcpAgent:
         return caps
 
     def _prompt(self, request: PromptRequest, ctx: SyncPromptContext) -> Any:
-        with self._lock:
+        with self._scripts_lock:
             script = self._prompt_script
         result = script(request, ctx)
         if result is None:
@@ -405,9 +364,6 @@ class MockAcpAgent:
         if isinstance(result, BaseException):
             raise result
         return result
-
-
-_UNSCRIPTED: Any = object()
 
 
 def _wire_or_none(value: Any) -> dict[str, Any] | None:
@@ -439,79 +395,3 @@ def _canned_turn(
         return PromptResponse.of(stop_reason)
 
     return turn
-
-
-class MockAcpAgentBuilder:
-    """Builds a :class:`MockAcpAgent` the Java kit's way (``MockAcpAgent.builder()``).
-
-    Java's ``initializeResponse``, ``newSessionResponse``, ``promptResponse`` and
-    ``requestTimeout`` in snake_case, plus the constructor's other options; ``build()`` starts
-    the mock. Each answer can also be scripted later with ``mock.on(...)``/``on_prompt``.
-    """
-
-    def __init__(self, transport: AcpTransport | None = None) -> None:
-        self._transport = transport
-        self._options: dict[str, Any] = {}
-        self._scripts: dict[str, Any] = {}
-        self._prompt: Callable[[PromptRequest], Any] | None = None
-
-    def initialize_response(self, response: InitializeResponse | Mapping[str, Any]) -> Self:
-        """The answer to every ``initialize`` (default: what the scripts imply)."""
-        self._scripts["initialize"] = response
-        return self
-
-    def new_session_response(self, response: NewSessionResponse | Mapping[str, Any]) -> Self:
-        """The answer to every ``session/new`` (default: a fresh ``mock-session-N``)."""
-        self._scripts["session/new"] = response
-        return self
-
-    def prompt_response(self, provider: Callable[[PromptRequest], Any]) -> Self:
-        """``provider(request)`` answers each prompt (a ``PromptResponse``, a stop reason or
-        ``None``); for updates during the turn use ``mock.on_prompt(script)``."""
-        if not callable(provider):
-            raise TypeError("prompt_response takes a callable provider(request)")
-        self._prompt = provider
-        return self
-
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of the mock's own requests to the client (default 5 s)."""
-        self._options["request_timeout"] = timeout
-        return self
-
-    def cancel_grace_period(self, period: Duration | None) -> Self:
-        """The mock agent's cancel grace period (default 5 s)."""
-        self._options["cancel_grace_period"] = period
-        return self
-
-    def agent_capabilities(self, capabilities: AcpModel | Mapping[str, Any]) -> Self:
-        """Advertise exactly these capabilities."""
-        self._options["agent_capabilities"] = capabilities
-        return self
-
-    def agent_info(self, info: Implementation | Mapping[str, Any]) -> Self:
-        """The ``agentInfo`` to advertise."""
-        self._options["agent_info"] = info
-        return self
-
-    def timeout(self, seconds: float) -> Self:
-        """Bound of the mock's own waits (``expect_*``; default 5 s)."""
-        self._options["timeout"] = seconds
-        return self
-
-    def build(self) -> MockAcpAgent:
-        """The mock, running."""
-        mock = MockAcpAgent(self._transport, **self._options)
-        try:
-            for method, answer in self._scripts.items():
-                if method == "initialize":
-                    with mock._lock:
-                        mock._scripts[method] = answer
-                else:
-                    mock.on(method, answer)
-            provider = self._prompt
-            if provider is not None:
-                mock.on_prompt(lambda request, _ctx: provider(request))
-        except BaseException:
-            mock.close()
-            raise
-        return mock

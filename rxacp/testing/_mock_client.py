@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from types import TracebackType
-from typing import Any, Self
-
-import reactivex
+from typing import TYPE_CHECKING, Any
 
 from rxacp._durations import Duration
 from rxacp.client import AcpClient, AcpSyncClient, CancellationSignal
@@ -29,25 +26,28 @@ from rxacp.schema import (
     PromptRequest,
     PromptResponse,
     ReadTextFileRequest,
-    ReadTextFileResponse,
     RequestPermissionRequest,
     SessionNotification,
     WriteTextFileRequest,
 )
 from rxacp.schema.methods import METHODS
-from rxacp.session import IncomingRequest
+from rxacp.session import AcpSession
 from rxacp.transport.base import AcpTransport
 
 from ._client_answers import DEFAULT_CLIENT_CAPABILITIES, CannedClientAnswers
-from ._traffic import RecordingTransport, TrafficLog, WireFrame, describe_messages, summarize
-from .memory import InMemoryTransport, InMemoryTransportPair
+from ._mock_peer import UNSCRIPTED, MockPeer
+from ._traffic import PendingCall, describe_messages, summarize
+from .memory import InMemoryTransport
 
-__all__ = ["DEFAULT_CLIENT_CAPABILITIES", "MockAcpClient", "MockAcpClientBuilder"]
+if TYPE_CHECKING:
+    from ._mock_builders import MockAcpClientBuilder
+
+__all__ = ["DEFAULT_CLIENT_CAPABILITIES", "MockAcpClient"]
 
 _CLIENT_REQUESTS = [s for s in METHODS.values() if s.side == "client" and s.kind == "request"]
 
 
-class MockAcpClient(CannedClientAnswers):
+class MockAcpClient(MockPeer, CannedClientAnswers):
     """A fake client that drives an agent under test and records what the agent does.
 
     Without a ``transport`` it creates an :class:`InMemoryTransportPair` and exposes
@@ -64,6 +64,8 @@ class MockAcpClient(CannedClientAnswers):
     closes the client and whatever :meth:`connect` started.
     """
 
+    _own_end = "client"
+
     def __init__(
         self,
         transport: AcpTransport | None = None,
@@ -75,22 +77,18 @@ class MockAcpClient(CannedClientAnswers):
         timeout: float = 5.0,
         cwd: str = "/",
     ) -> None:
-        super().__init__()
-        self._pair: InMemoryTransportPair | None = None
-        if transport is None:
-            self._pair = InMemoryTransportPair.create()
-            transport = self._pair.client_transport
+        MockPeer.__init__(self, transport)
+        CannedClientAnswers.__init__(self)
         self.timeout = timeout
         self.cwd = cwd
         self._auto_initialize = auto_initialize
-        self._traffic = TrafficLog()
         self._updates: list[SessionNotification] = []
         self._closers: list[Callable[[], None]] = []
         self._init_lock = threading.Lock()
         self.session_id: str | None = None
         """The session :meth:`prompt` uses by default (the last one :meth:`new_session` made)."""
         builder = (
-            AcpClient.sync(RecordingTransport(transport, self._traffic))
+            AcpClient.sync(self._recording)
             .request_timeout(request_timeout)
             .client_capabilities(
                 DEFAULT_CLIENT_CAPABILITIES if client_capabilities is None else client_capabilities
@@ -133,9 +131,7 @@ class MockAcpClient(CannedClientAnswers):
     @property
     def agent_transport(self) -> InMemoryTransport:
         """The agent end of the in-memory pair (only when the mock created the pair)."""
-        if self._pair is None:
-            raise RuntimeError("this MockAcpClient was given a transport; it has no agent end")
-        return self._pair.agent_transport
+        return self._other_end()
 
     # ------------------------------------------------------------------ protocol calls
     def initialize(self) -> InitializeResponse:
@@ -186,7 +182,7 @@ class MockAcpClient(CannedClientAnswers):
         """
         self._ensure_initialized()
         request = self._request(prompt, self._session(session_id))
-        call = _Call(self.client.async_client.prompt(request), self._traffic)
+        call = PendingCall(self.client.async_client.prompt(request), self._traffic)
         response: PromptResponse = call.result(
             self._bound(timeout), lambda: self._seen("answer to session/prompt")
         )
@@ -220,7 +216,7 @@ class MockAcpClient(CannedClientAnswers):
         bound = self._bound(timeout)
         base = len(self.updates_for(sid))
         stop = CancellationSignal()
-        call = _Call(
+        call = PendingCall(
             self.client.async_client.prompt(self._request(prompt, sid), stop), self._traffic
         )
 
@@ -303,20 +299,6 @@ class MockAcpClient(CannedClientAnswers):
 
         return self._traffic.wait_until(check, bound, describe)
 
-    @property
-    def received(self) -> list[tuple[str, Any]]:
-        """``(method, params)`` of every request/notification from the agent (raw JSON)."""
-        return self._traffic.received()
-
-    @property
-    def frames(self) -> list[WireFrame]:
-        """Every frame received (``"in"``) and sent (``"out"``), in order."""
-        return self._traffic.frames
-
-    def calls(self, method: str) -> list[Any]:
-        """The raw params of every ``method`` message the agent sent, in order."""
-        return [params for name, params in self.received if name == method]
-
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Close the client, then everything :meth:`connect` started. Idempotent."""
@@ -324,14 +306,6 @@ class MockAcpClient(CannedClientAnswers):
         closers, self._closers = self._closers, []
         for closer in reversed(closers):
             closer()
-
-    def __enter__(self) -> MockAcpClient:
-        return self
-
-    def __exit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     # ------------------------------------------------------------------ internals
     def _bound(self, timeout: float | None) -> float:
@@ -361,12 +335,9 @@ class MockAcpClient(CannedClientAnswers):
                       .file_content("/path/to/file.txt", "file contents")
                       .build())
         """
-        return MockAcpClientBuilder(transport)
+        from ._mock_builders import MockAcpClientBuilder
 
-    @classmethod
-    def create_default(cls, transport: AcpTransport | None = None) -> MockAcpClient:
-        """A mock with the default answers (Java ``createDefault``)."""
-        return cls(transport)
+        return MockAcpClientBuilder(transport)
 
     def get_received_updates(self) -> list[SessionNotification]:
         """Every ``session/update`` received (Java ``getReceivedUpdates``; :attr:`updates`)."""
@@ -389,10 +360,7 @@ class MockAcpClient(CannedClientAnswers):
         """The session :meth:`prompt` uses (:attr:`session_id`)."""
         return self.session_id
 
-    def close_gracefully(self) -> None:
-        """Close gracefully (Java ``closeGracefully``); :meth:`close` is graceful already."""
-        self.close()
-
+    # ------------------------------------------------------------------ answering
     def _handler(self, method: str) -> Callable[[Any], Any]:
         return lambda request: self.answer(method, request)
 
@@ -410,152 +378,20 @@ class MockAcpClient(CannedClientAnswers):
             names = ", ".join(s.name for s in _CLIENT_REQUESTS)
             raise ValueError(f"{method!r} is not a client request; script one of: {names}")
         self._set_script(method, answer)
-        session = self.client.session
-        if method.startswith("_") and not session.has_request_handler(method):
-            session.set_request_handler(method, self._ext_handler(method))
+        if method.startswith("_"):
+            self._serve_extension(method)
         return self
 
-    def _ext_handler(self, method: str) -> Callable[[IncomingRequest], Any]:
-        def handle(req: IncomingRequest) -> reactivex.Observable[Any]:
-            return self.client.session.run_blocking(lambda: self.answer(method, req.params))
+    def answer(self, method: str, request: Any) -> Any:
+        """The answer to one agent→client request (a script, else the canned behaviour)."""
+        script = self._script(method)
+        if script is UNSCRIPTED:
+            return self.canned_answer(method, request)
+        return self._play(script, request)
 
-        return handle
+    @property
+    def _engine(self) -> AcpSession:
+        return self.client.session
 
-
-class _Call:
-    """One subscribed request with a bounded wait for its outcome."""
-
-    def __init__(self, source: reactivex.Observable[Any], traffic: TrafficLog) -> None:
-        self._traffic = traffic
-        self._box: dict[str, Any] = {}
-        self.done = False
-        self._sub = source.subscribe(self._on_next, self._on_error, self._on_completed)
-
-    def _finish(self, key: str | None, value: Any = None) -> None:
-        with self._traffic.cond:
-            if key is not None:
-                self._box[key] = value
-            self.done = True
-            self._traffic.cond.notify_all()
-
-    def _on_next(self, value: Any) -> None:
-        with self._traffic.cond:
-            self._box["value"] = value
-
-    def _on_error(self, error: Exception) -> None:
-        self._finish("error", error)
-
-    def _on_completed(self) -> None:
-        self._finish(None)
-
-    def dispose(self) -> None:
-        self._sub.dispose()
-
-    def describe(self) -> str:
-        if "error" in self._box:
-            return f"error {self._box['error']!r}"
-        value = self._box.get("value")
-        return f"stop reason {getattr(value, 'stop_reason', value)!r}"
-
-    def result(self, timeout: float, describe: Callable[[], str]) -> Any:
-        try:
-            self._traffic.wait_until(lambda: True if self.done else None, timeout, describe)
-        except AssertionError:
-            self.dispose()
-            raise
-        if "error" in self._box:
-            raise self._box["error"]
-        return self._box.get("value")
-
-
-class MockAcpClientBuilder:
-    """Builds a :class:`MockAcpClient` the Java kit's way (``MockAcpClient.builder()``).
-
-    Java's ``permissionResponse``, ``readFileResponse``, ``fileContent``,
-    ``writeFileResponse`` and ``requestTimeout`` in snake_case, plus the constructor's other
-    options. Java's kit allows every permission by default; this one, like rxacp, never
-    auto-approves (default ``"reject"``): pass ``permission_response`` to allow.
-    """
-
-    def __init__(self, transport: AcpTransport | None = None) -> None:
-        self._transport = transport
-        self._options: dict[str, Any] = {}
-        self._files: dict[str, str] = {}
-        self._permission: Any = None
-        self._read: Callable[[ReadTextFileRequest], Any] | None = None
-        self._write: Callable[[WriteTextFileRequest], Any] | None = None
-
-    def permission_response(self, handler: Callable[[RequestPermissionRequest], Any]) -> Self:
-        """``handler(request)`` answers each permission request (a response, an option id,
-        ``"allow"``/``"reject"``/``"cancel"``)."""
-        if not callable(handler):
-            raise TypeError("permission_response takes a callable handler(request)")
-        self._permission = handler
-        return self
-
-    def read_file_response(self, handler: Callable[[ReadTextFileRequest], Any]) -> Self:
-        """``handler(request)`` answers ``fs/read_text_file`` for paths without
-        :meth:`file_content`."""
-        if not callable(handler):
-            raise TypeError("read_file_response takes a callable handler(request)")
-        self._read = handler
-        return self
-
-    def file_content(self, path: str, content: str) -> Self:
-        """Serve ``content`` for ``path`` (checked before ``read_file_response``)."""
-        if not isinstance(path, str) or not path.startswith("/"):
-            raise ValueError(f"ACP file paths are absolute; got {path!r}")
-        self._files[path] = content
-        return self
-
-    def write_file_response(self, handler: Callable[[WriteTextFileRequest], Any]) -> Self:
-        """``handler(request)`` answers ``fs/write_text_file`` (default: record the file)."""
-        if not callable(handler):
-            raise TypeError("write_file_response takes a callable handler(request)")
-        self._write = handler
-        return self
-
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of the mock's requests to the agent (default 5 s)."""
-        self._options["request_timeout"] = timeout
-        return self
-
-    def client_capabilities(self, capabilities: ClientCapabilities | Mapping[str, Any]) -> Self:
-        """What ``initialize`` advertises (default :data:`DEFAULT_CLIENT_CAPABILITIES`)."""
-        self._options["client_capabilities"] = capabilities
-        return self
-
-    def timeout(self, seconds: float) -> Self:
-        """Bound of the mock's own waits (default 5 s)."""
-        self._options["timeout"] = seconds
-        return self
-
-    def cwd(self, cwd: str) -> Self:
-        """Working directory of the sessions it creates (default ``/``)."""
-        self._options["cwd"] = cwd
-        return self
-
-    def build(self) -> MockAcpClient:
-        """The mock client (serving the agent's requests at once)."""
-        mock = MockAcpClient(self._transport, **self._options)
-        try:
-            for path, content in self._files.items():
-                mock.file(path, content)
-            if self._permission is not None:
-                mock.permission(self._permission)
-            read = self._read
-            if read is not None:
-                files = dict(self._files)
-
-                def answer_read(request: ReadTextFileRequest) -> Any:
-                    if request.path in files:
-                        return ReadTextFileResponse(content=files[request.path])
-                    return read(request)
-
-                mock.on("fs/read_text_file", answer_read)
-            if self._write is not None:
-                mock.on("fs/write_text_file", self._write)
-        except BaseException:
-            mock.close()
-            raise
-        return mock
+    def _answer_extension(self, method: str, params: Any) -> Any:
+        return self.answer(method, params)

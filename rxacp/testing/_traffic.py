@@ -16,10 +16,19 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
+import reactivex
+
 from rxacp.transport.base import AcpTransport, Frame
 from rxacp.transport.tap import WireFrame, WireTapTransport
 
-__all__ = ["RecordingTransport", "TrafficLog", "WireFrame", "describe_messages", "summarize"]
+__all__ = [
+    "PendingCall",
+    "RecordingTransport",
+    "TrafficLog",
+    "WireFrame",
+    "describe_messages",
+    "summarize",
+]
 
 _T = TypeVar("_T")
 
@@ -108,3 +117,50 @@ class RecordingTransport(WireTapTransport):
     def __init__(self, inner: AcpTransport, log: TrafficLog) -> None:
         super().__init__(inner, on_frame=log.add, on_close=log.notify)
         self._log = log
+
+
+class PendingCall:
+    """One subscribed request (an Observable) with a bounded wait for its outcome, woken by the
+    :class:`TrafficLog`'s condition."""
+
+    def __init__(self, source: reactivex.Observable[Any], traffic: TrafficLog) -> None:
+        self._traffic = traffic
+        self._box: dict[str, Any] = {}
+        self.done = False
+        self._sub = source.subscribe(self._on_next, self._on_error, self._on_completed)
+
+    def _finish(self, key: str | None, value: Any = None) -> None:
+        with self._traffic.cond:
+            if key is not None:
+                self._box[key] = value
+            self.done = True
+            self._traffic.cond.notify_all()
+
+    def _on_next(self, value: Any) -> None:
+        with self._traffic.cond:
+            self._box["value"] = value
+
+    def _on_error(self, error: Exception) -> None:
+        self._finish("error", error)
+
+    def _on_completed(self) -> None:
+        self._finish(None)
+
+    def dispose(self) -> None:
+        self._sub.dispose()
+
+    def describe(self) -> str:
+        if "error" in self._box:
+            return f"error {self._box['error']!r}"
+        value = self._box.get("value")
+        return f"stop reason {getattr(value, 'stop_reason', value)!r}"
+
+    def result(self, timeout: float, describe: Callable[[], str]) -> Any:
+        try:
+            self._traffic.wait_until(lambda: True if self.done else None, timeout, describe)
+        except AssertionError:
+            self.dispose()
+            raise
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box.get("value")

@@ -4,6 +4,7 @@ startup errors of decorator agents."""
 from __future__ import annotations
 
 import re
+import threading
 from typing import Annotated, Any
 
 import pytest
@@ -165,6 +166,52 @@ def test_interceptors_run_as_an_onion_around_success_and_failure() -> None:
             "a.after RuntimeError",
         ]
     finally:
+        h.close()
+
+
+@acp_agent(name="blocked", version="1")
+class Blocked:
+    def __init__(self, log: list[str], started: threading.Event, release: threading.Event) -> None:
+        self.log, self.started, self.release = log, started, release
+
+    @prompt
+    def answer(self, req: PromptRequest) -> str:
+        self.started.set()
+        self.release.wait(10)
+        self.log.append("handler returned")
+        return "too late"
+
+
+def test_a_cancelled_blocking_handler_ends_its_interceptors_once_and_its_late_value_is_dropped() -> (
+    None
+):
+    log: list[str] = []
+    started, release = threading.Event(), threading.Event()
+    h = SupportHarness(
+        Blocked(log, started, release), configure=lambda b: b.interceptor(Recorder("a", log))
+    )
+    try:
+        rid = h.prompt("wait")
+        assert started.wait(10)
+        h.cancel_request(rid)
+        updates, answer = h.next_answer()
+        assert updates == []
+        assert answer == {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "error": {"code": -32800, "message": "Request cancelled"},
+        }
+        h.flush()
+        assert log == ["a.pre session/prompt", "a.after None"]  # ended by the disposal
+        release.set()
+        h.prompt("next")
+        updates, answer = h.next_answer()
+        assert answer["result"] == {"stopReason": "end_turn"}
+        assert [u["params"]["update"]["content"]["text"] for u in updates] == ["too late"]
+        # only the second call got as far as post_handle: the cancelled one's value is dropped
+        assert log.count("a.post PromptResponse") == 1
+    finally:
+        release.set()
         h.close()
 
 

@@ -23,10 +23,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import reactivex
+from reactivex import abc
 from reactivex import operators as ops
+from reactivex.disposable import (
+    CompositeDisposable,
+    Disposable,
+    SingleAssignmentDisposable,
+)
 
 from ...errors import AcpErrorCodes, AcpProtocolException
 from ...schema import AcpModel, PromptResponse
+from ...session import AcpObservable
 from ...session.adapters import to_future
 from ...session.handlers import empty_result
 from ..context import PromptContext
@@ -50,6 +57,15 @@ class _Vetoed(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class _Pending:
+    """A handler's return value that needs the Rx steps (see :meth:`Dispatcher.invoke`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 class Target:
@@ -158,30 +174,85 @@ class Dispatcher:
     def invoke(
         self, target: Target, request: Any, ctx: PromptContext | None
     ) -> reactivex.Observable[Any]:
-        """A cold Observable of the answer of one call (one value, or the error to answer)."""
+        """A cold Observable of the answer of one call (one value, or the error to answer).
 
-        def factory(_scheduler: Any = None) -> reactivex.Observable[Any]:
+        The common case — the handler returns a plain value (no return-value handler takes it)
+        — runs without an Rx pipeline: pre_handle, the handler, the answer's checks and
+        post_handle in one go (on the worker pool for ``def`` handlers), then the answer.
+        Anything else (an Observable, an awaitable, a failure to recover from) continues
+        through the same steps as Rx operators (measured: the pipeline per call doubled the
+        decorator reference agent's CPU per round trip)::
+
+            --R|   (R: the answer after post_handle)     --X   (the error, after recovery)
+        """
+
+        def subscribe(
+            observer: abc.ObserverBase[Any], _scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
             inv = InvocationContext(
                 target.method, request, self._instance, target.call.name, self.agent, ctx
             )
             chain = _Chain(self._interceptors, inv)
+            after = Disposable(chain.after_completion)  # once: completion or disposal
+            running, rest = SingleAssignmentDisposable(), SingleAssignmentDisposable()
 
-            def call() -> Any:
+            def work() -> Any:
                 chain.pre_handle()
-                return target.call.fn(*target.call.arguments(inv))
+                value = target.call.fn(*target.call.arguments(inv))
+                if after.is_disposed or self._needs_rx(value, inv):  # disposed: not emitted
+                    return _Pending(value)
+                return chain.post_handle(self._final(value, inv, target))
 
-            def remember(error: Exception) -> None:
+            def on_error(error: Exception) -> None:
                 chain.error = error
+                observer.on_error(error)
+                after.dispose()
 
-            return self._run(target.call, call).pipe(
-                ops.flat_map(lambda value: self._realize(value, inv, target)),
-                ops.map(chain.post_handle),
-                ops.catch(lambda exc, _src: self._recover(exc, inv, target, chain)),
-                ops.do_action(on_error=remember),
-                ops.finally_action(chain.after_completion),
-            )
+            def on_completed() -> None:
+                observer.on_completed()
+                after.dispose()
 
-        return reactivex.defer(factory)
+            def finish(source: reactivex.Observable[Any]) -> None:
+                rest.disposable = source.subscribe(observer.on_next, on_error, on_completed)
+
+            def recover(error: Exception, _source: Any = None) -> reactivex.Observable[Any]:
+                return self._recover(error, inv, target, chain)
+
+            def settled(value: Any) -> None:
+                if isinstance(value, _Pending):
+                    finish(
+                        self._realize(value.value, inv, target).pipe(
+                            ops.map(chain.post_handle), ops.catch(recover)
+                        )
+                    )
+                else:
+                    observer.on_next(value)
+                    on_completed()
+
+            def failed(error: Exception) -> None:
+                finish(recover(error))
+
+            if target.call.is_async or self.agent is None:  # inline, on the loop
+                try:
+                    value = work()
+                except Exception as exc:
+                    failed(exc)
+                else:
+                    settled(value)
+            else:
+                running.disposable = self.agent.session.run_blocking(
+                    work, name=target.call.name
+                ).subscribe(settled, failed)
+            return CompositeDisposable(running, rest, after)
+
+        return AcpObservable(subscribe)
+
+    def _needs_rx(self, value: Any, inv: InvocationContext) -> bool:
+        """Whether a return value needs more than :meth:`_final`: a return-value handler
+        takes it, or it is an Observable or an awaitable."""
+        if isinstance(value, reactivex.Observable) or inspect.isawaitable(value):
+            return True
+        return any(handler.supports(value, inv) for handler in self._return_handlers)
 
     # ------------------------------------------------------------------ steps
     def _run(self, call: ResolvedCall, fn: Callable[[], Any]) -> reactivex.Observable[Any]:

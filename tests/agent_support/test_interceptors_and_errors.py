@@ -182,9 +182,7 @@ class Blocked:
         return "too late"
 
 
-def test_a_cancelled_blocking_handler_ends_its_interceptors_once_and_its_late_value_is_dropped() -> (
-    None
-):
+def test_a_cancelled_blocking_handler_ends_its_interceptors_once_and_drops_its_late_value() -> None:
     log: list[str] = []
     started, release = threading.Event(), threading.Event()
     h = SupportHarness(

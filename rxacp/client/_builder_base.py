@@ -1,0 +1,250 @@
+"""The connection options, consumers and raw handlers shared by both client builders, and the
+build of the connection they share (:class:`ClientBuilderBase`).
+
+This module is *not* responsible for the typed handler setters (one per agent→client method,
+which differ between the async and the sync builder) or for the public factory: both are in
+``builder.py``. Nor for dispatching what is registered (``handlers.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import importlib.metadata
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, Self, TypeAlias, TypeVar
+
+import reactivex
+from reactivex import abc
+
+from .._durations import Duration, to_seconds
+from ..schema import (
+    AcpModel,
+    ClientCapabilities,
+    CompleteElicitationNotification,
+    Implementation,
+    SessionNotification,
+)
+from ..schema import methods as m
+from ..session import AcpSession
+from ..session.adapters import check_ext_method, check_raw_method
+from ..transport.base import AcpTransport
+from .async_client import AcpAsyncClient
+from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
+
+__all__ = ["ClientBuilderBase"]
+
+_Client = TypeVar("_Client")
+
+UpdateConsumer: TypeAlias = Callable[[SessionNotification], "reactivex.Observable[Any] | None"]
+ElicitationCompleteConsumer: TypeAlias = Callable[
+    [CompleteElicitationNotification], "reactivex.Observable[Any] | None"
+]
+
+
+def _default_client_info() -> dict[str, Any]:
+    try:
+        version = importlib.metadata.version("rxacp")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - source checkout
+        version = "0"
+    return {"name": "rxacp", "title": "rxacp client", "version": version}
+
+
+def _wire(value: Any, model: type[AcpModel], option: str) -> dict[str, Any]:
+    if isinstance(value, AcpModel):
+        return model.from_wire(value.to_wire()).to_wire()
+    if isinstance(value, Mapping):
+        return model.from_wire(dict(value)).to_wire()
+    raise TypeError(
+        f"{option} takes a {model.__name__} or its wire dict, not {type(value).__name__}"
+    )
+
+
+def _stderr_tail_of(transport: AcpTransport) -> Callable[[], str | None] | None:
+    """The transport's stderr tail reader, when it spawned the agent (stdio)."""
+    if isinstance(getattr(type(transport), "stderr_tail", None), property):
+        return lambda: getattr(transport, "stderr_tail", None)
+    return None
+
+
+def _callable(fn: Any, option: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"{option} takes a callable, not {type(fn).__name__}")
+
+
+_CLIENT_RESERVED = {
+    "session/update": "session_update_consumer()",
+    "session/request_permission": "request_permission_handler()",
+}
+"""Methods a raw handler may not take over on the client side (their rules are the SDK's)."""
+
+
+class ClientBuilderBase(Generic[_Client]):
+    """Connection options and consumers shared by both builders."""
+
+    def __init__(self, transport: AcpTransport, *, blocking: bool) -> None:
+        if not isinstance(transport, AcpTransport):
+            raise TypeError(f"a client needs an AcpTransport, not {type(transport).__name__}")
+        self._transport = transport
+        self._handlers = ClientHandlers(blocking=blocking)
+        self._request_timeout: Duration | None = 60.0
+        self._prompt_timeout: Duration | None = None
+        self._client_capabilities: dict[str, Any] | None = None
+        self._client_info: dict[str, Any] = _default_client_info()
+        self._scheduler: abc.SchedulerBase | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._executor: concurrent.futures.Executor | None = None
+        self._built = False
+
+    # ------------------------------------------------------------------ options
+    def request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of every request but ``session/prompt`` (default 60 s; ``0``/``None``: off).
+
+        A timeout disposes the request (the agent gets ``$/cancel_request``) and errors with
+        :class:`~rxacp.errors.AcpTimeoutException`.
+        """
+        to_seconds(timeout, name="request_timeout")
+        self._request_timeout = timeout
+        return self
+
+    def prompt_timeout(self, timeout: Duration | None) -> Self:
+        """Bound of one prompt turn (off by default; ``0``/``None``: off)."""
+        to_seconds(timeout, name="prompt_timeout")
+        self._prompt_timeout = timeout
+        return self
+
+    def client_capabilities(self, capabilities: ClientCapabilities | Mapping[str, Any]) -> Self:
+        """Advertise exactly these capabilities in ``initialize``.
+
+        Default: what the registered handlers imply (``fs.readTextFile`` iff a read handler,
+        ``fs.writeTextFile`` iff a write handler, ``terminal`` iff all five terminal handlers,
+        ``elicitation.form`` iff an elicitation handler, plus ``elicitation.url`` with an
+        ``elicitation_complete_consumer``).
+        """
+        self._client_capabilities = _wire(capabilities, ClientCapabilities, "client_capabilities")
+        return self
+
+    def client_info(self, info: Implementation | Mapping[str, Any]) -> Self:
+        """Name/title/version sent as ``clientInfo`` (default: rxacp and its version)."""
+        self._client_info = _wire(info, Implementation, "client_info")
+        return self
+
+    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
+        """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
+        ``reactivex.testing.TestScheduler`` for virtual time)."""
+        self._scheduler = scheduler
+        return self
+
+    def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
+        """Run the connection on a loop you already run (default: its own daemon thread)."""
+        if not isinstance(loop, asyncio.AbstractEventLoop):
+            raise TypeError(f"event_loop takes an asyncio event loop, not {type(loop).__name__}")
+        self._loop = loop
+        return self
+
+    # ------------------------------------------------------------------ consumers
+    def session_update_consumer(self, consumer: UpdateConsumer) -> Self:
+        """Receive every ``session/update`` (a :class:`SessionNotification`), in order.
+
+        May be called several times: every consumer gets every update, in registration order.
+        Consumers run on the connection's loop thread and **must not block**; a consumer may
+        return an Observable, which holds the next consumer and the next update until it
+        completes. A prompt's answer is emitted only after its updates went through.
+
+        Fast path: an Observable that completes while it is subscribed (``reactivex.empty()``,
+        ``reactivex.just(x)``, ``reactivex.defer(...)`` of those) is subscribed once, without
+        reactivex's trampoline, and holds nothing; returning ``None`` costs nothing at all.
+        """
+        _callable(consumer, "session_update_consumer")
+        self._handlers.update_consumers.append(consumer)
+        return self
+
+    def elicitation_complete_consumer(self, consumer: ElicitationCompleteConsumer) -> Self:
+        """Receive ``elicitation/complete`` notifications (same rules as update consumers)."""
+        _callable(consumer, "elicitation_complete_consumer")
+        self._handlers.elicitation_complete_consumers.append(consumer)
+        return self
+
+    def ext_notification_handler(
+        self, method: str, handler: Callable[[Any], reactivex.Observable[Any] | None]
+    ) -> Self:
+        """Handle the extension notification ``method`` (starts with ``_``); gets the raw params.
+
+        Runs on the connection's loop, in order with other notifications; must not block.
+        """
+        _callable(handler, "ext_notification_handler")
+        self._handlers.ext_notifications[check_ext_method(method, "ext_notification_handler")] = (
+            handler
+        )
+        return self
+
+    def _request_handler(self, method: str, handler: Callable[..., Any]) -> Self:
+        _callable(handler, f"{m.METHODS[method].python_name}_handler")
+        self._handlers.requests[method] = handler
+        return self
+
+    def request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        """A raw handler for any agent→client request ``method`` (Java ``requestHandler``):
+        gets the params as raw JSON, returns the result (raw JSON or a model; ``None``
+        answers ``{}``), run like this builder's other handlers (the sync builder's on the
+        worker pool). Overrides a typed handler of the same method. ``session/request_permission``
+        and ``$/`` methods are refused (rxacp answers pending permissions on cancel: use
+        ``request_permission_handler``)."""
+        _callable(handler, "request_handler")
+        method = check_raw_method(method, "request_handler", _CLIENT_RESERVED)
+        self._handlers.ext_requests[method] = handler
+        return self
+
+    def notification_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        """A raw handler for any agent→client notification ``method`` (Java
+        ``notificationHandler``); gets raw JSON, in arrival order (the sync client's on its
+        consumer thread). ``session/update`` is refused: use ``session_update_consumer``."""
+        _callable(handler, "notification_handler")
+        method = check_raw_method(method, "notification_handler", _CLIENT_RESERVED)
+        self._handlers.ext_notifications[method] = handler
+        return self
+
+    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
+        """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker
+        pool (Java ``SyncSpec.handlerExecutor``). The application owns the executor (rxacp
+        never shuts it down). Consumers stay on the client's ordered consumer thread."""
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        self._executor = executor
+        return self
+
+    def _ext_request(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        _callable(handler, "ext_request_handler")
+        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
+        return self
+
+    # ------------------------------------------------------------------ build
+    def _build_async(self) -> AcpAsyncClient:
+        if self._built:
+            raise RuntimeError("this builder already built a client (a transport is single-use)")
+        self._built = True
+        session = AcpSession(
+            self._transport,
+            role="client",
+            request_timeout=self._request_timeout,
+            scheduler=self._scheduler,
+            loop=self._loop,
+            executor=self._executor,
+        )
+        permissions = PermissionTracker()
+        install(session, self._handlers, permissions)
+        capabilities = self._client_capabilities
+        if capabilities is None:
+            capabilities = default_client_capabilities(self._handlers)
+        return AcpAsyncClient(
+            session,
+            client_capabilities=capabilities,
+            client_info=self._client_info,
+            prompt_timeout=self._prompt_timeout,
+            permissions=permissions,
+            session_closed_listeners=self._handlers.session_closed_listeners,
+            stderr_tail=_stderr_tail_of(self._transport),
+            update_stream=self._handlers.update_stream,
+        )

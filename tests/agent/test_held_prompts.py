@@ -102,15 +102,24 @@ def _update_text(msg: dict[str, Any]) -> str:
     return str(msg["params"]["update"]["content"]["text"])
 
 
+def cancelling(
+    harnesses: list[AgentHarness], api: str, text: str = "slow", **options: Any
+) -> tuple[Script, AgentHarness, Any]:
+    """An agent whose ``text`` turn sent its first update and got ``session/cancel``;
+    returns the script, the harness and the id of that prompt (its answer still pending)."""
+    script = Script()
+    h = make(harnesses, api, script, **options)
+    first = h.prompt(text)
+    assert _update_text(h.next()) == ("working" if text == "slow" else text)
+    h.cancel()
+    return script, h, first
+
+
 @pytest.mark.parametrize("api", API)
 def test_a_prompt_during_a_cancelling_turn_runs_once_the_cancelled_turn_answered(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    script = Script()
-    h = make(harnesses, api, script)
-    first = h.prompt("slow")
-    assert _update_text(h.next()) == "working"
-    h.cancel()
+    script, h, first = cancelling(harnesses, api)
     second = h.prompt("echo next")
     assert h.idle()  # held: neither refused nor started
     assert script.started == ["slow"]
@@ -127,11 +136,7 @@ def test_a_prompt_during_a_cancelling_turn_runs_once_the_cancelled_turn_answered
 def test_a_held_prompt_is_bounded_by_the_grace_period_in_virtual_time(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    script = Script()
-    h = make(harnesses, api, script, grace=10.0)
-    first = h.prompt("stubborn")
-    h.next()
-    h.cancel()
+    script, h, first = cancelling(harnesses, api, "stubborn", grace=10.0)
     second = h.prompt("echo next")
     h.advance(9.9)
     assert h.idle()
@@ -163,38 +168,25 @@ def test_with_the_option_a_prompt_during_a_running_turn_and_a_second_held_one_ge
 
 
 @pytest.mark.parametrize("api", API)
-def test_session_cancel_answers_a_held_prompt_cancelled_without_running_it(
-    harnesses: list[AgentHarness], api: str
+@pytest.mark.parametrize(
+    ("how", "expected"), [("session/cancel", "cancelled"), ("$/cancel_request", -32800)]
+)
+def test_a_cancelled_held_prompt_is_answered_at_once_and_never_runs(
+    harnesses: list[AgentHarness], api: str, how: str, expected: str | int
 ) -> None:
-    script = Script()
-    h = make(harnesses, api, script)
-    h.prompt("slow")
-    h.next()
-    h.cancel()
+    """``session/cancel`` answers it ``cancelled``, ``$/cancel_request`` ``-32800``."""
+    script, h, _ = cancelling(harnesses, api)
     held = h.prompt("echo never")
-    h.cancel()
+    if how == "session/cancel":
+        h.cancel()
+    else:
+        h.cancel_request(held)
     answer = h.next()
-    assert answer["id"] == held and answer["result"]["stopReason"] == "cancelled"
+    assert answer["id"] == held
+    outcome = answer["result"]["stopReason"] if "result" in answer else answer["error"]["code"]
+    assert outcome == expected
     script.release(h)
     h.next_answer()  # the cancelled turn
-    assert h.idle() and script.started == ["slow"]
-
-
-@pytest.mark.parametrize("api", API)
-def test_cancel_request_for_a_held_prompt_answers_32800_and_it_never_runs(
-    harnesses: list[AgentHarness], api: str
-) -> None:
-    script = Script()
-    h = make(harnesses, api, script)
-    h.prompt("slow")
-    h.next()
-    h.cancel()
-    held = h.prompt("echo never")
-    h.cancel_request(held)
-    answer = h.next()
-    assert answer["id"] == held and answer["error"]["code"] == -32800
-    script.release(h)
-    h.next_answer()
     assert h.idle() and script.started == ["slow"]
 
 
@@ -203,11 +195,7 @@ def test_without_the_option_or_without_a_grace_period_the_prompt_gets_32600(
     harnesses: list[AgentHarness], api: str
 ) -> None:
     for hold, grace in ((False, 60.0), (True, 0.0)):
-        script = Script()
-        h = make(harnesses, api, script, hold=hold, grace=grace)
-        h.prompt("slow")
-        h.next()
-        h.cancel()
+        script, h, _ = cancelling(harnesses, api, hold=hold, grace=grace)
         refused = h.prompt("echo refused")
         answer = h.next()
         assert answer["id"] == refused and answer["error"]["code"] == -32600

@@ -15,8 +15,6 @@ Not responsible for any scenario (``test_*.py``) or agent configuration (``agent
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +22,7 @@ import pytest
 
 from tests.field.fake_model import FakeModelServer
 from tests.field.matrix import FIELD_MATRIX, QUIRKS
+from tests.setup_scripts import run_setup_script
 
 __all__ = [
     "field_agents",
@@ -32,8 +31,6 @@ __all__ = [
     "pytest_terminal_summary",
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
-SETUP_SCRIPT = ROOT / "scripts" / "setup_field_agents.sh"
 SETUP_TIMEOUT_S = 900.0
 HERE = Path(__file__).resolve().parent
 
@@ -48,31 +45,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def field_agents() -> dict[str, str]:
     """Install the pinned production agents; ``{folder: installed version}``. FAILS loudly."""
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.fail("bash is needed to run scripts/setup_field_agents.sh", pytrace=False)
-    try:
-        done = subprocess.run(
-            [bash, str(SETUP_SCRIPT)],
-            capture_output=True,
-            text=True,
-            timeout=SETUP_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(
-            f"scripts/setup_field_agents.sh did not finish within {SETUP_TIMEOUT_S:.0f} s "
-            "(npm registry unreachable?): the field tests cannot run",
-            pytrace=False,
-        )
-    if done.returncode != 0:
-        pytest.fail(
-            "cannot install the production ACP agents of the field suite (node/npm and the npm "
-            f"registry are needed; this suite never skips them):\n{done.stdout}\n{done.stderr}",
-            pytrace=False,
-        )
+    stdout = run_setup_script(
+        "setup_field_agents.sh",
+        timeout=SETUP_TIMEOUT_S,
+        needs="the field suite needs its production ACP agents (node/npm and the npm registry)",
+    )
     versions = {}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         name, _, version = line.partition(" ")
         if version:
             versions[name] = version

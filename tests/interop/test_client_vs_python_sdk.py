@@ -37,10 +37,10 @@ from rxacp.schema import (
 from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 from tests.interop.matrix import MATRIX, NA
+from tests.setup_scripts import run_setup_script
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".venv-interop-py" / "bin" / "python"
-SETUP = ROOT / "scripts" / "setup_interop.sh"
 PEER = Path(__file__).resolve().parent / "peers" / "python_sdk_agent.py"
 SETUP_TIMEOUT = 240
 PEER_ROW = "rxacp client -> Python-SDK agent"
@@ -55,22 +55,11 @@ NON_ASCII = "Grüße, naïve café — 日本語 ✓ 🚀"
 
 def _interop_python() -> Path:
     if not VENV_PYTHON.exists():
-        try:
-            done = subprocess.run(
-                ["bash", str(SETUP)],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=SETUP_TIMEOUT,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"{SETUP} did not finish within {SETUP_TIMEOUT} s")
-        if done.returncode != 0:
-            pytest.fail(
-                f"{SETUP} failed (exit {done.returncode}); the interop tests need the official "
-                f"Python ACP SDK in .venv-interop-py/.\nstdout:\n{done.stdout}\n"
-                f"stderr:\n{done.stderr}"
-            )
+        run_setup_script(
+            "setup_interop.sh",
+            timeout=SETUP_TIMEOUT,
+            needs="the interop tests need the official Python ACP SDK in .venv-interop-py/",
+        )
     check = subprocess.run(
         [str(VENV_PYTHON), "-I", "-c", "import acp"], capture_output=True, text=True, timeout=60
     )

@@ -22,7 +22,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -47,6 +46,7 @@ from rxacp.schema import (
 from rxacp.testing._reference_script import STREAM_WORDS
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 from tests.interop.matrix import MATRIX, SCENARIOS, Matrix
+from tests.setup_scripts import run_setup_script
 
 __all__: list[str] = []
 
@@ -54,7 +54,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TS_DIR = ROOT / "tests" / "interop" / "ts"
 TS_AGENT = TS_DIR / "ts_agent.mjs"
 TS_CLIENT = TS_DIR / "ts_client.mjs"
-SETUP_SCRIPT = ROOT / "scripts" / "setup_interop_ts.sh"
 SETUP_TIMEOUT_S = 420.0
 WAIT_S = 30.0  # a bound for waits that succeed at once; generous for a loaded machine
 """Bound of every wait in these tests (an answer normally takes milliseconds)."""
@@ -100,29 +99,11 @@ def matrix() -> Matrix:
 @pytest.fixture(scope="session")
 def ts_peers() -> Path:
     """Install the TS peers (``npm ci`` from the lock file). FAILS loudly if it cannot."""
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.fail("bash is needed to run scripts/setup_interop_ts.sh", pytrace=False)
-    try:
-        done = subprocess.run(
-            [bash, str(SETUP_SCRIPT)],
-            capture_output=True,
-            text=True,
-            timeout=SETUP_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(
-            f"scripts/setup_interop_ts.sh did not finish within {SETUP_TIMEOUT_S:.0f} s "
-            "(npm registry unreachable?): the TypeScript interop tests cannot run",
-            pytrace=False,
-        )
-    if done.returncode != 0:
-        pytest.fail(
-            "cannot set up the TypeScript ACP SDK peers (node/npm/registry needed; this suite "
-            f"never skips them):\n{done.stdout}\n{done.stderr}",
-            pytrace=False,
-        )
+    run_setup_script(
+        "setup_interop_ts.sh",
+        timeout=SETUP_TIMEOUT_S,
+        needs="the TypeScript interop tests need the TS ACP SDK peers (node/npm and the registry)",
+    )
     return TS_DIR
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import importlib.metadata
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, Self, TypeAlias, TypeVar
 
 import reactivex
@@ -36,9 +36,13 @@ __all__ = ["ClientBuilderBase"]
 
 _Client = TypeVar("_Client")
 
-UpdateConsumer: TypeAlias = Callable[[SessionNotification], "reactivex.Observable[Any] | None"]
+UpdateConsumer: TypeAlias = Callable[
+    [SessionNotification], "reactivex.Observable[Any] | Awaitable[Any] | None"
+]
+"""A notification consumer: returns ``None``, an Observable that holds the next update until it
+completes, or (``async def``) an awaitable, awaited on the connection's loop."""
 ElicitationCompleteConsumer: TypeAlias = Callable[
-    [CompleteElicitationNotification], "reactivex.Observable[Any] | None"
+    [CompleteElicitationNotification], "reactivex.Observable[Any] | Awaitable[Any] | None"
 ]
 
 

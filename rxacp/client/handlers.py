@@ -23,7 +23,7 @@ import functools
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 import reactivex
@@ -68,7 +68,7 @@ HANDLED_REQUESTS: tuple[MethodSpec, ...] = tuple(
 )
 """The agent→client requests a client builder offers a typed handler setter for."""
 
-Consumer = Callable[[Any], "reactivex.Observable[Any] | None"]
+Consumer = Callable[[Any], "reactivex.Observable[Any] | Awaitable[Any] | None"]
 """A notification consumer: returns ``None``, or an Observable that holds the next one."""
 
 

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pytest
+import reactivex
+from reactivex import operators as ops
 
 from rxacp.client import AcpAsyncClientBuilder, AcpClient, AcpSyncClientBuilder
+from rxacp.schema import SessionNotification
 from rxacp.testing import quiesce
 from rxacp.testing.memory import InMemoryTransportPair
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
+from .._notes import chunk_text
 from .fake_agent import FakeAgent
+
+T = TypeVar("T")
 
 FAKE_AGENT_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_agent.py")
 
@@ -67,8 +75,19 @@ def stdio_transport() -> StdioAcpClientTransport:
     return StdioAcpClientTransport(AgentParameters(sys.executable, [FAKE_AGENT_SCRIPT]))
 
 
-def texts(updates: list[Any]) -> list[str]:
+def texts(updates: list[SessionNotification]) -> list[str]:
     """The text of every agent_message_chunk in ``updates`` (SessionNotifications)."""
-    return [
-        u.update.content.text for u in updates if u.update.session_update == "agent_message_chunk"
-    ]
+    return [chunk_text(u) for u in updates if u.update.session_update == "agent_message_chunk"]
+
+
+def to_concurrent_future(source: reactivex.Observable[T]) -> concurrent.futures.Future[T]:
+    """``source.pipe(ops.to_future(concurrent.futures.Future))``: the Java SDK's ``toFuture()``
+    as users write it (documented in ``rxacp.session.observable``).
+
+    reactivex annotates ``to_future``'s factory as making asyncio futures; the operator only uses
+    ``set_result``/``set_exception``/``add_done_callback``/``cancel``, which a
+    ``concurrent.futures.Future`` has too, so the factory and the result are cast to what they
+    are at runtime.
+    """
+    factory = cast("Callable[[], asyncio.Future[T]]", concurrent.futures.Future)
+    return cast("concurrent.futures.Future[T]", source.pipe(ops.to_future(factory)))

@@ -15,14 +15,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from reactivex import operators as ops
 
 from rxacp.errors import AcpProtocolException, AcpTimeoutException
 from rxacp.schema import PromptRequest, PromptResponse
 from rxacp.schema import methods as m
 from rxacp.session import CANCEL_REQUEST
 
-from .conftest import Rig
+from .conftest import Rig, to_concurrent_future
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -123,27 +122,23 @@ def test_block_on_a_thread_running_an_event_loop_refuses_instead_of_stalling_it(
 
 
 # ------------------------------------------------------------------------------ toFuture()
-def _future(source: Any) -> concurrent.futures.Future[Any]:
-    return source.pipe(ops.to_future(concurrent.futures.Future))  # type: ignore[no-any-return]
-
-
 def test_to_future_resolves_with_the_answer_from_any_thread(rig: Rig) -> None:
     client = _client(rig)
-    future = _future(client.prompt(PromptRequest.text(SID, "echo hi")))
+    future = to_concurrent_future(client.prompt(PromptRequest.text(SID, "echo hi")))
     assert isinstance(future, concurrent.futures.Future)
     assert future.result(timeout=10) == PromptResponse.end_turn()
 
 
 def test_to_future_fails_with_the_peers_error(rig: Rig) -> None:
     client = _client(rig)
-    future = _future(client.ext_method("_test/unknown", {}))
+    future = to_concurrent_future(client.ext_method("_test/unknown", {}))
     with pytest.raises(AcpProtocolException):
         future.result(timeout=10)
 
 
 def test_cancelling_the_future_cancels_the_request_on_the_wire(rig: Rig) -> None:
     client = _client(rig)
-    future = _future(client.prompt(PromptRequest.text(SID, "hang")))
+    future = to_concurrent_future(client.prompt(PromptRequest.text(SID, "hang")))
     rig.agent.wait_for_method(m.SESSION_PROMPT)
     assert future.cancel()
     prompt_id = rig.agent.messages(m.SESSION_PROMPT)[0]["id"]

@@ -3,7 +3,6 @@ the trigger fires and still wait for the peer's answer (issue 19.5)."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import threading
 from typing import Any
 
@@ -18,7 +17,7 @@ from rxacp.schema import PromptRequest, PromptResponse
 from rxacp.schema import methods as m
 from rxacp.session import CANCEL_REQUEST
 
-from .conftest import Rig
+from .conftest import Rig, to_concurrent_future
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -39,9 +38,14 @@ def test_a_prompt_cancelled_when_the_trigger_emits_sends_session_cancel_and_keep
     stop: Subject[str] = Subject()
     result: list[Any] = []
     done = threading.Event()
+
+    def on_error(error: Exception) -> None:
+        result.append(error)
+        done.set()
+
     client.prompt(PromptRequest.text(SID, "wait")).pipe(
         RequestCancellation.cancel_when(stop)
-    ).subscribe(result.append, lambda e: (result.append(e), done.set()), done.set)
+    ).subscribe(result.append, on_error, done.set)
     rig.agent.wait_for_method(m.SESSION_PROMPT)
     stop.on_next("user pressed stop")
     stop.on_next("pressed again")
@@ -58,7 +62,7 @@ def test_a_request_cancelled_when_the_trigger_completes_ends_with_the_peers_minu
     client = _client(rig)
     stop: Subject[None] = Subject()
     source = client.ext_method("_test/hang", {}).pipe(RequestCancellation.cancel_when(stop))
-    future: Any = source.pipe(ops.to_future(concurrent.futures.Future))
+    future = to_concurrent_future(source)
     rig.agent.wait_for_method("_test/hang")
     stop.on_completed()
     with pytest.raises(AcpProtocolException) as info:

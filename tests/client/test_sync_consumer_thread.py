@@ -10,6 +10,7 @@ import pytest
 
 from rxacp.schema import PromptRequest, SessionNotification
 
+from .._notes import chunk_text
 from .conftest import Rig, texts
 
 pytestmark = pytest.mark.timeout(30)
@@ -126,7 +127,7 @@ def test_an_async_def_consumer_of_the_sync_client_is_awaited_on_the_loop(rig: Ri
     holder: list[Any] = []
 
     async def consumer(note: SessionNotification) -> None:
-        seen.append((note.update.content.text, holder[0].session.runner.in_loop()))  # type: ignore[union-attr]
+        seen.append((chunk_text(note), holder[0].session.runner.in_loop()))
 
     client = rig.sync_builder().session_update_consumer(consumer).build()
     holder.append(client)

@@ -27,6 +27,8 @@ from rxacp.schema import (
 )
 from rxacp.testing.memory import InMemoryTransportPair
 
+from .._notes import chunk_text
+
 SID = "sess-1"
 PY = sys.executable
 WAIT = 10.0
@@ -351,7 +353,7 @@ class TerminalAgent:
     def client(self, terminals: LocalTerminals, said: list[str]) -> Any:
         make = AcpClient.sync if self.api == "sync" else AcpClient.async_
         builder = terminals.install(make(self.pair.client_transport))
-        builder.session_update_consumer(lambda n: said.append(n.update.content.text))
+        builder.session_update_consumer(lambda n: said.append(chunk_text(n)))
         return builder.build()
 
     def close(self) -> None:
@@ -378,7 +380,8 @@ def test_install_serves_an_agents_terminal_calls_on_either_builder(
     client = agent.client(terminals, said)
     try:
         _call(client, client.initialize())
-        assert agent.agent.client_capabilities.supports_terminal()
+        capabilities = agent.agent.client_capabilities
+        assert capabilities is not None and capabilities.supports_terminal()
         _call(client, client.new_session({"cwd": "/", "mcpServers": []}))
         _call(
             client,

@@ -196,13 +196,14 @@ def _run_slow(interop: Interop, sid: str, stop: CancellationSignal | None = None
     """Start ``slow 5`` and wait (bounded) until its first update arrived."""
     outcome: list[Any] = []
     done = threading.Event()
+
+    def on_error(error: Exception) -> None:
+        outcome.append(error)
+        done.set()
+
     subscription = interop.client.async_client.prompt(
         PromptRequest.text(sid, "slow 5"), stop
-    ).subscribe(
-        outcome.append,
-        lambda e: (outcome.append(e), done.set()),
-        done.set,
-    )
+    ).subscribe(outcome.append, on_error, done.set)
     assert interop.first_update[sid].wait(WAIT_S), "the slow turn never started"
     return outcome, done, subscription
 

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 import reactivex
+from reactivex.disposable import Disposable
 from reactivex.subject import Subject
 
 from rxacp.errors import AcpTimeoutException
@@ -34,16 +35,9 @@ def test_wait_for_a_value_from_another_thread() -> None:
 
 def test_wait_for_times_out_with_the_call_named_and_disposes() -> None:
     disposed = threading.Event()
-    never = reactivex.never().pipe()
-    source = reactivex.using(lambda: _OnDispose(disposed.set), lambda _r: never)
+    never: reactivex.Observable[object] = reactivex.never()
+    source = reactivex.using(lambda: Disposable(disposed.set), lambda _r: never)
     with pytest.raises(AcpTimeoutException, match="session/prompt"):
         wait_for(source, 0.02, what="session/prompt")
     assert disposed.is_set()
 
-
-class _OnDispose:
-    def __init__(self, fn: object) -> None:
-        self._fn = fn
-
-    def dispose(self) -> None:
-        self._fn()  # type: ignore[operator]

@@ -182,9 +182,12 @@ def test_peer_killed_mid_request_errors_within_a_second_not_at_the_timeout() -> 
         link.call("echo", {})
         errors: list[Exception] = []
         done = threading.Event()
-        link.session.send_request("hang", {}).subscribe(
-            on_error=lambda e: (errors.append(e), done.set())
-        )
+
+        def on_error(error: Exception) -> None:
+            errors.append(error)
+            done.set()
+
+        link.session.send_request("hang", {}).subscribe(on_error=on_error)
         link.call("echo", {})
         pid = link.transport.pid
         assert pid is not None

@@ -22,6 +22,8 @@ from rxacp.schema import (
 )
 from rxacp.testing import MockAcpAgent, MockAcpClient
 
+from .._notes import chunk_text
+
 pytestmark = pytest.mark.timeout(30)
 
 
@@ -37,8 +39,8 @@ def test_the_agent_builder_scripts_initialize_new_session_and_prompts() -> None:
     )
     updates: list[Any] = []
     with mock:
-        client = AcpClient.sync(mock.client_transport).session_update_consumer(updates.append)
-        client = client.build()
+        builder = AcpClient.sync(mock.client_transport).session_update_consumer(updates.append)
+        client = builder.build()
         init = client.initialize()
         assert init.agent_info is not None and init.agent_info.name == "java-ish"
         sid = client.new_session(NewSessionRequest.of("/w")).session_id
@@ -114,7 +116,7 @@ def test_the_client_builder_answers_permissions_and_files_the_java_way() -> None
         client.prompt("read /a.txt")
         client.prompt("read /b.txt")
         client.prompt("write /c.txt")
-        texts = [u.update.content.text for u in client.get_received_updates()]
+        texts = [chunk_text(u) for u in client.get_received_updates()]
         assert texts[-3:] == ["A", "other /b.txt", "written"]
         assert [r.path for r in client.get_received_file_read_requests()] == ["/a.txt", "/b.txt"]
         assert [r.path for r in client.get_received_file_write_requests()] == ["/c.txt"]

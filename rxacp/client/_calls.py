@@ -37,8 +37,9 @@ SUPPORTED_PROTOCOL_VERSIONS: frozenset[int] = frozenset({1})
 
 LATEST_PROTOCOL_VERSION = max(SUPPORTED_PROTOCOL_VERSIONS)
 
-RequestLike = AcpModel | Mapping[str, Any]
-"""A request model, or its wire JSON (camelCase dict), which is validated into the model."""
+RequestLike = Mapping[str, Any]
+"""The wire JSON (camelCase dict) of a request, validated into the method's model; each call
+also takes the model itself (``NewSessionRequest | RequestLike``), and no other model."""
 
 # content block type -> the promptCapabilities flag it needs (text and resource_link are baseline)
 CONTENT_CAPABILITIES = {

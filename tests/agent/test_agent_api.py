@@ -263,7 +263,12 @@ def test_ask_permission_is_true_only_when_allow_was_selected() -> None:
 def test_sync_agent_run_returns_when_the_client_disconnects() -> None:
     h = AgentHarness("sync")
     done = threading.Event()
-    t = threading.Thread(target=lambda: (h.agent.run(), done.set()))
+
+    def run() -> None:
+        h.agent.run()
+        done.set()
+
+    t = threading.Thread(target=run)
     t.start()
     h.peer.eof()
     assert done.wait(3)
@@ -274,10 +279,11 @@ def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute() -> Non
     outputs: list[Any] = []
 
     def prompt(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
-        return ctx.execute("echo", "hi").pipe(
+        answer: reactivex.Observable[Any] = ctx.execute("echo", "hi").pipe(
             reactivex.operators.do_action(outputs.append),
             reactivex.operators.map(lambda r: PromptResponse.end_turn()),
         )
+        return answer
 
     h = AgentHarness(
         "async",

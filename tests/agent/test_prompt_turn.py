@@ -33,9 +33,11 @@ class Gate:
         self.event.set()
 
 
-def cooperative(api: str, reply: Any = None, fail: Exception | None = None) -> Any:
+def cooperative(
+    api: str, reply: PromptResponse | None = None, fail: Exception | None = None
+) -> Any:
     """Sends one update, waits for cancellation, then returns ``reply`` (or raises ``fail``)."""
-    reply = reply or PromptResponse.end_turn()
+    answer = reply or PromptResponse.end_turn()
     if api == "sync":
 
         def sync_handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
@@ -46,7 +48,7 @@ def cooperative(api: str, reply: Any = None, fail: Exception | None = None) -> A
             assert ctx.is_cancelled()
             if fail is not None:
                 raise fail
-            return reply
+            return answer
 
         return sync_handler
 
@@ -57,7 +59,7 @@ def cooperative(api: str, reply: Any = None, fail: Exception | None = None) -> A
             assert ctx.is_cancelled()
             if fail is not None:
                 raise fail
-            return reply
+            return answer
 
         return ctx.when_cancelled().pipe(ops.map(after))
 
@@ -470,11 +472,12 @@ def test_cancellation_cascades_to_pending_client_requests(
         return PromptResponse.end_turn()
 
     def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
-        return ctx.read_file("/tmp/x").pipe(
+        answer: reactivex.Observable[Any] = ctx.read_file("/tmp/x").pipe(
             ops.do_action(on_error=errors.append),
             ops.map(lambda _: PromptResponse.end_turn()),
             ops.catch(reactivex.of(PromptResponse.end_turn())),
         )
+        return answer
 
     h = make(
         harnesses,
@@ -507,12 +510,12 @@ def test_async_handler_stops_its_work_with_take_until_when_cancelled(
     ticks: Subject[int] = Subject()
 
     def async_h(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
-        return ticks.pipe(
+        until_cancelled: reactivex.Observable[int] = ticks.pipe(
             ops.do_action(lambda i: ctx.send_message(f"tick {i}")),
             ops.take_until(ctx.when_cancelled()),
-            ops.last_or_default(None),
-            ops.map(lambda _: PromptResponse.end_turn()),
         )
+        last: reactivex.Observable[int | None] = until_cancelled.pipe(ops.last_or_default())
+        return last.pipe(ops.map(lambda _: PromptResponse.end_turn()))
 
     h = make(harnesses, "async", async_h)
     rid = h.prompt()
@@ -591,7 +594,8 @@ def test_an_abandoned_sync_handler_gives_back_its_worker_so_another_session_prom
 
     def handler(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
         if req.session_id == "A":
-            return stubborn(req, ctx)
+            stubborn_answer: PromptResponse = stubborn(req, ctx)
+            return stubborn_answer
         ctx.send_message("B runs")
         return PromptResponse.end_turn()
 

@@ -141,14 +141,18 @@ def test_stop_after_the_answer_sends_nothing(rig: Rig) -> None:
     assert rig.agent.count(m.SESSION_CANCEL) == 0 and rig.agent.count(CANCEL_REQUEST) == 0
 
 
+def _cancel_once_prompted(rig: Rig, stop: CancellationSignal) -> None:
+    """Cancel ``stop`` as soon as the agent received ``session/prompt`` (run on a thread)."""
+    rig.agent.wait_for_method(m.SESSION_PROMPT)
+    stop.cancel()
+
+
 def test_sync_prompt_stopped_from_another_thread_returns_the_cancelled_answer(rig: Rig) -> None:
     updates: list[Any] = []
     client = rig.sync_builder().session_update_consumer(updates.append).build()
     rig.on_close(client.close)
     stop = CancellationSignal()
-    threading.Thread(
-        target=lambda: (rig.agent.wait_for_method(m.SESSION_PROMPT), stop.cancel()), daemon=True
-    ).start()
+    threading.Thread(target=_cancel_once_prompted, args=(rig, stop), daemon=True).start()
     answer = client.prompt(PromptRequest.text(SID, "wait"), stop)
     assert answer.stop_reason == "cancelled" and texts(updates) == ["after-cancel"]
     assert rig.agent.count(m.SESSION_CANCEL) == 1
@@ -159,9 +163,7 @@ def test_cancel_then_an_immediate_new_prompt_runs_a_fresh_turn(rig: Rig) -> None
     client = rig.sync_builder().session_update_consumer(updates.append).build()
     rig.on_close(client.close)
     stop = CancellationSignal()
-    threading.Thread(
-        target=lambda: (rig.agent.wait_for_method(m.SESSION_PROMPT), stop.cancel()), daemon=True
-    ).start()
+    threading.Thread(target=_cancel_once_prompted, args=(rig, stop), daemon=True).start()
     first = client.prompt(PromptRequest.text(SID, "wait"), stop)
     second = client.prompt(PromptRequest.text(SID, "echo next"), CancellationSignal())
     assert (first.stop_reason, second.stop_reason) == ("cancelled", "end_turn")

@@ -1,13 +1,14 @@
 """In-process cost of one ``echo`` round trip through rxacp, without I/O or another process.
 
-    python benchmarks/profile/inprocess.py agent|rx-agent|client|rx-client|sync-client [N]
-        [--profile]
+    python benchmarks/profile/inprocess.py agent|rx-agent|client|rx-client|sync-client|
+        client-stream|rx-client-stream [N] [--profile]
 
 ``agent``: the async benchmark agent (``peers/rxacp_agent.py``) fed prompt lines directly on its
 loop (``rx-agent``: its Java-style handler, returning ``reactivex.defer(...)``); ``client`` /
 ``sync-client``: the async (awaited) or sync client against a fake agent transport that answers
 each prompt with one update and ``end_turn`` (``rx-client``: the async client whose update
-consumer returns ``reactivex.empty()``). Prints CPU µs per round
+consumer returns ``reactivex.empty()``); ``client-stream`` / ``rx-client-stream``: the same
+clients, one prompt streaming N updates (CPU µs per update). Prints CPU µs per round
 trip (``time.process_time``: all threads); ``--profile`` adds the cProfile top 30 by self time.
 Hot caches and no pipes: a lower bound of the stdio figures, for before/after comparisons of a
 change to the engine or the client/agent layers.
@@ -104,12 +105,17 @@ class _FakeAgent(AcpTransport):
             chunk = {"type": "text", "text": "hi"}
             update = {"sessionUpdate": "agent_message_chunk", "content": chunk}
             params = {"sessionId": "s1", "update": update}
-            out.append({"method": "session/update", "params": params})
+            text = msg["params"]["prompt"][0]["text"]
+            count = int(text.split()[1]) if text.startswith("stream ") else 1
+            out.extend({"method": "session/update", "params": params} for _ in range(count))
             out.append({"id": rid, "result": {"stopReason": "end_turn"}})
         lines = [to_json({"jsonrpc": "2.0", **o}) for o in out]
         receiver = self.receiver
-        # send() runs on the connection's loop: the answer arrives one loop turn later
-        self.loop.call_soon(lambda: [receiver.on_frame(line) for line in lines])
+        # send() runs on the connection's loop: the answer arrives one loop turn later, a
+        # stream in batches of 64 lines per loop turn (as a pipe read delivers them)
+        for start in range(0, len(lines), 64):
+            batch = lines[start : start + 64]
+            self.loop.call_soon(lambda b=batch: [receiver.on_frame(line) for line in b])
 
     async def close(self) -> None:
         pass
@@ -155,7 +161,9 @@ def run_agent(n: int, profile: bool, rx: bool = False) -> tuple[float, _Timed]:
     return timed.elapsed / n * 1e6, timed
 
 
-async def run_async_client(n: int, profile: bool, rx: bool = False) -> tuple[float, _Timed]:
+async def run_async_client(
+    n: int, profile: bool, rx: bool = False, stream: bool = False
+) -> tuple[float, _Timed]:
     loop = asyncio.get_running_loop()
     consumer: Any = (lambda _n: reactivex.empty()) if rx else (lambda _n: None)
     builder = AcpClient.async_(_FakeAgent()).session_update_consumer(consumer)
@@ -163,6 +171,11 @@ async def run_async_client(n: int, profile: bool, rx: bool = False) -> tuple[flo
     async with client:
         await client.initialize()
         sid = (await client.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))).session_id
+        if stream:  # one prompt streaming n updates: CPU per update
+            await client.prompt(PromptRequest.text(sid, f"stream {WARM}"))
+            with _Timed(profile) as timed:
+                await client.prompt(PromptRequest.text(sid, f"stream {n}"))
+            return timed.elapsed / n * 1e6, timed
         for _ in range(WARM):
             await client.prompt(PromptRequest.text(sid, "echo hi"))
         with _Timed(profile) as timed:
@@ -191,13 +204,15 @@ def main() -> None:
     n = int(args[1]) if len(args) > 1 else 20_000
     if side in ("agent", "rx-agent"):
         us, timed = run_agent(n, profile, rx=side == "rx-agent")
-    elif side in ("client", "rx-client"):
-        us, timed = asyncio.run(run_async_client(n, profile, rx=side == "rx-client"))
+    elif side in ("client", "rx-client", "client-stream", "rx-client-stream"):
+        rx, stream = side.startswith("rx-"), side.endswith("-stream")
+        us, timed = asyncio.run(run_async_client(n, profile, rx=rx, stream=stream))
     elif side == "sync-client":
         us, timed = run_sync_client(n, profile)
     else:
         raise SystemExit(f"unknown side {side!r}: agent, client or sync-client")
-    print(f"{side}: {us:.1f} µs CPU per in-process round trip (n={n})")
+    per = "update" if side.endswith("-stream") else "round trip"
+    print(f"{side}: {us:.1f} µs CPU per in-process {per} (n={n})")
     if timed.profiler is not None:
         pstats.Stats(timed.profiler).sort_stats("tottime").print_stats(30)
 

@@ -269,8 +269,10 @@ def _consumers_handler(
             except Exception:
                 _log.exception("a %s consumer failed", model.__name__)
                 continue
-            if inspect.isawaitable(result):  # an async def consumer: awaited on the loop
-                result = as_observable(result)
+            if result is None:
+                continue
+            if not isinstance(result, reactivex.Observable) and inspect.isawaitable(result):
+                result = as_observable(result)  # an async def consumer: awaited on the loop
             if isinstance(result, reactivex.Observable):
                 # the fast path (Started): an Observable that completed while subscribed lets
                 # the next consumer run at once; one still working holds the rest until it ends

@@ -90,19 +90,20 @@ def to_future(awaitable: Any, loop: asyncio.AbstractEventLoop | None = None) -> 
     return asyncio.run_coroutine_threadsafe(wait(), loop)
 
 
-class Started:
+class Started(abc.ObserverBase[Any]):
     """An Observable a handler or consumer returned, subscribed at once.
 
     This is the documented fast path for Observable-returning handlers and consumers: ``source``
-    is subscribed once, without reactivex's outermost current-thread trampoline
-    (:func:`~rxacp.session.direct.subscribe_direct`), and when it settles during that
-    subscription — ``reactivex.empty()``, ``reactivex.just(x)``, ``reactivex.defer(...)`` of
-    those, operators over them — :attr:`done` is already true when the constructor returns,
-    with :attr:`value` (its first value; ``None`` if it completed empty) and :attr:`error`: the
-    caller continues at once, with no operator chain and no loop turn. Otherwise
-    :meth:`waiting` is an Observable of the same outcome to wait on (disposing it disposes the
-    work). ``first=True`` (a request handler, whose first value answers) settles on the first
-    value; else (a consumer) on completion.
+    is subscribed once, without reactivex's outermost current-thread trampoline and with this
+    object as its observer (:func:`~rxacp.session.direct.subscribe_direct` ``observer=``: no
+    wrappers per subscription), and when it settles during that subscription —
+    ``reactivex.empty()``, ``reactivex.just(x)``, ``reactivex.defer(...)`` of those, operators
+    over them — :attr:`done` is already true when the constructor returns, with :attr:`value`
+    (its first value; ``None`` if it completed empty) and :attr:`error`: the caller continues
+    at once, with no operator chain and no loop turn. Otherwise :meth:`waiting` is an
+    Observable of the same outcome to wait on (disposing it disposes the work). ``first=True``
+    (a request handler, whose first value answers) settles on the first value; else (a
+    consumer) on completion. Events after it settled are ignored.
     """
 
     __slots__ = (
@@ -124,18 +125,23 @@ class Started:
         self.error: Exception | None = None
         self._observer: abc.ObserverBase[Any] | None = None
         self._lock = threading.Lock()
-        self.subscription: abc.DisposableBase = subscribe_direct(
-            source, self._on_next, self._on_error, self._settle
-        )
+        self.subscription: abc.DisposableBase = subscribe_direct(source, observer=self)
 
-    def _on_next(self, value: Any) -> None:
-        if not self.has_value:
+    def on_next(self, value: Any) -> None:
+        """The source's value (the first one is kept)."""
+        if not self.has_value and not self.done:
             self.has_value, self.value = True, value
             if self._first:
                 self._settle()
 
-    def _on_error(self, error: Exception) -> None:
-        self.error = error
+    def on_error(self, error: Exception) -> None:
+        """The source failed."""
+        if not self.done:
+            self.error = error
+            self._settle()
+
+    def on_completed(self) -> None:
+        """The source completed."""
         self._settle()
 
     def _settle(self) -> None:

@@ -24,7 +24,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, TransportClosed
+from ..transport import (
+    AcpTransport,
+    AgentParameters,
+    FrameReceiver,
+    StdioAcpClientTransport,
+    TransportClosed,
+)
 
 __all__ = ["AnswerTimeout", "Incoming", "RawAgent"]
 
@@ -63,7 +69,7 @@ def _key(request_id: Any) -> str:
     return json.dumps(request_id, sort_keys=True)
 
 
-class RawAgent:
+class RawAgent(FrameReceiver):
     """An agent process driven with raw JSON-RPC frames (see the module docstring)."""
 
     def __init__(

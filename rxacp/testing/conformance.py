@@ -22,7 +22,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rxacp.transport.base import AcpTransport, Frame, TransportClosed
+from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 
 __all__ = [
     "CHECKS",
@@ -44,7 +44,7 @@ BIG_FRAME_BYTES = 20 * 1024 * 1024
 ORDERED_FRAMES = 10_000
 
 
-class _Recorder:
+class _Recorder(FrameReceiver):
     """A FrameReceiver that records everything and lets a test await counts."""
 
     def __init__(self, name: str) -> None:

@@ -294,9 +294,9 @@ class _WebSocketTransport(AcpTransport):
             with contextlib.suppress(RuntimeError):
                 ws_loop.call_soon_threadsafe(gate.clear if paused else gate.set)
         receiver, loop = self._receiver, self._rx_loop
-        callback = getattr(receiver, "on_write_paused" if paused else "on_write_resumed", None)
-        if callback is None or loop is None:
+        if receiver is None or loop is None:
             return
+        callback = receiver.on_write_paused if paused else receiver.on_write_resumed
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(_call_flow, callback)
 

@@ -57,7 +57,11 @@ class TransportClosed:
 
 
 class FrameReceiver(Protocol):
-    """What a transport calls, always on the connection's event loop."""
+    """What a transport calls, always on the connection's event loop.
+
+    Every method is declared here, the optional flow-control pair included, so a transport
+    calls them directly (no attribute probing) and mypy checks every receiver against them.
+    """
 
     def on_frame(self, frame: Frame) -> None:
         """One complete incoming message (a line without newline, or a decoded value)."""
@@ -67,6 +71,20 @@ class FrameReceiver(Protocol):
 
     def on_closed(self, info: TransportClosed) -> None:
         """The incoming stream ended (EOF, error, peer exit or close). Called exactly once."""
+
+    # Flow control: optional for a receiver. A class that subclasses FrameReceiver explicitly
+    # inherits these no-op defaults; a structural one must define them (mypy checks it).
+
+    def on_write_paused(self) -> None:
+        """The transport's outgoing buffer passed its high-water mark (the peer is not reading
+        fast enough): stop producing for now. Transports with a bounded write buffer call it
+        (the agent-side stdio and WebSocket transports). Default: nothing."""
+        return None
+
+    def on_write_resumed(self) -> None:
+        """The outgoing buffer drained below its low-water mark after :meth:`on_write_paused`
+        (or the stream ended): produce again. Default: nothing."""
+        return None
 
 
 class AcpTransport(abc.ABC):

@@ -106,12 +106,12 @@ class _WriteProtocol(asyncio.Protocol):
     def pause_writing(self) -> None:
         self._owner._write_resumed.clear()
         self._owner._set_reading(False)
-        self._owner._notify_flow("on_write_paused")
+        self._owner._notify_flow(paused=True)
 
     def resume_writing(self) -> None:
         self._owner._write_resumed.set()
         self._owner._set_reading(True)
-        self._owner._notify_flow("on_write_resumed")
+        self._owner._notify_flow(paused=False)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owner._on_stdout_lost(exc)
@@ -129,12 +129,13 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
     before :meth:`start` has opened stdout are kept and written first.
 
     Back-pressure: when more than ``write_buffer_high`` bytes wait to be written to stdout (the
-    client is not reading), the receiver's optional ``on_write_paused()`` is called, and
-    ``on_write_resumed()`` once the buffer drained to ``write_buffer_low`` (default: a quarter
-    of the high mark). :class:`~rxacp.session.AcpSession` then blocks producer threads (see
-    ``docs/reliability.md``); frames are never dropped or reordered. While the buffer is over
-    the high mark the transport also stops reading stdin, so a client that sends requests and
-    never reads the answers cannot make the agent queue answers without limit.
+    client is not reading), the receiver's :meth:`~FrameReceiver.on_write_paused` is called,
+    and :meth:`~FrameReceiver.on_write_resumed` once the buffer drained to ``write_buffer_low``
+    (default: a quarter of the high mark). :class:`~rxacp.session.AcpSession` then blocks
+    producer threads (see ``docs/reliability.md``); frames are never dropped or reordered.
+    While the buffer is over the high mark the transport also stops reading stdin, so a client
+    that sends requests and never reads the answers cannot make the agent queue answers
+    without limit.
     """
 
     def __init__(
@@ -398,16 +399,16 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             else:
                 reader.pause_reading()
 
-    def _notify_flow(self, name: str) -> None:
-        """Tell the receiver about back-pressure, if it listens (optional callbacks)."""
-        callback = getattr(self._receiver, name, None)
-        if callback is not None:
-            call_safely(callback)
+    def _notify_flow(self, *, paused: bool) -> None:
+        """Tell the receiver about back-pressure (its declared flow-control callbacks)."""
+        receiver = self._receiver
+        if receiver is not None:
+            call_safely(receiver.on_write_paused if paused else receiver.on_write_resumed)
 
     def _on_stdout_lost(self, exc: Exception | None) -> None:
         self._write_resumed.set()
         self._set_reading(True)
-        self._notify_flow("on_write_resumed")
+        self._notify_flow(paused=False)
         if self._closing:
             _set_blocking(self._restore_stdout_blocking)
             self._restore_stdout_blocking = None

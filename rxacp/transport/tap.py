@@ -70,8 +70,9 @@ class WireFrame:
         return cls(direction, frame, frame)
 
 
-class _TapReceiver:
-    """The receiver the inner transport sees: reports each incoming frame, then forwards it."""
+class _TapReceiver(FrameReceiver):
+    """The receiver the inner transport sees: reports each incoming frame, then forwards it
+    (flow control too)."""
 
     def __init__(self, owner: WireTapTransport, inner: FrameReceiver) -> None:
         self._owner = owner
@@ -88,6 +89,12 @@ class _TapReceiver:
     def on_closed(self, info: TransportClosed) -> None:
         self._owner._closed()
         self._inner.on_closed(info)
+
+    def on_write_paused(self) -> None:
+        self._inner.on_write_paused()
+
+    def on_write_resumed(self) -> None:
+        self._inner.on_write_resumed()
 
 
 class WireTapTransport(AcpTransport):
@@ -130,6 +137,7 @@ class WireTapTransport(AcpTransport):
         self._on_close = on_close
         self._frames: list[WireFrame] | None = [] if record else None
         self.carries_objects = inner.carries_objects
+        self.batches_writes = inner.batches_writes
         self.sent = 0
         """Messages sent so far."""
         self.received = 0
@@ -176,6 +184,22 @@ class WireTapTransport(AcpTransport):
     async def drain(self) -> None:
         """Drain the wrapped transport."""
         await self._inner.drain()
+
+    def cork(self) -> None:
+        """Cork the wrapped transport (frames are reported as they are sent, not when written)."""
+        self._inner.cork()
+
+    def uncork(self) -> None:
+        """Uncork the wrapped transport."""
+        self._inner.uncork()
+
+    def pause_reading(self) -> None:
+        """Pause reading on the wrapped transport."""
+        self._inner.pause_reading()
+
+    def resume_reading(self) -> None:
+        """Resume reading on the wrapped transport."""
+        self._inner.resume_reading()
 
     async def close(self) -> None:
         """Close the wrapped transport, then the log file."""

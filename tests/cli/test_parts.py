@@ -31,7 +31,7 @@ class _Inner(AcpTransport):
             self.receiver.on_closed(TransportClosed("closed"))
 
 
-class _Receiver:
+class _Receiver(FrameReceiver):
     def __init__(self) -> None:
         self.frames: list[Frame] = []
         self.closed = False

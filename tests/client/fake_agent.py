@@ -103,7 +103,7 @@ class _Recording(AcpTransport):
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         record = self._record
 
-        class Tap:
+        class Tap(FrameReceiver):
             def on_frame(self, frame: Frame) -> None:
                 with contextlib.suppress(ValueError):
                     record(frame if isinstance(frame, dict) else json.loads(frame))
@@ -114,6 +114,12 @@ class _Recording(AcpTransport):
 
             def on_closed(self, info: TransportClosed) -> None:
                 receiver.on_closed(info)
+
+            def on_write_paused(self) -> None:
+                receiver.on_write_paused()
+
+            def on_write_resumed(self) -> None:
+                receiver.on_write_resumed()
 
         await self._inner.start(loop, Tap())
 

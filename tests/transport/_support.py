@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rxacp.transport import TransportClosed
-from rxacp.transport.base import Frame
+from rxacp.transport.base import Frame, FrameReceiver
 
 __all__ = [
     "ECHO_AGENT",
@@ -31,7 +31,7 @@ RELAY_AGENT = str(PEERS / "relay_agent.py")
 PYTHON = sys.executable
 
 
-class Recorder:
+class Recorder(FrameReceiver):
     """Records frames/too-large/closed; lets a test await a frame count or the close."""
 
     def __init__(self) -> None:

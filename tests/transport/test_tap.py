@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import sys
@@ -14,7 +15,16 @@ from rxacp.client import AcpClient
 from rxacp.schema import NewSessionResponse, PromptResponse
 from rxacp.schema.strict import validate_message
 from rxacp.testing.memory import InMemoryTransportPair
-from rxacp.transport import AgentParameters, StdioAcpClientTransport, WireFrame, WireTapTransport
+from rxacp.transport import (
+    AcpTransport,
+    AgentParameters,
+    FrameReceiver,
+    StdioAcpClientTransport,
+    TransportClosed,
+    WireFrame,
+    WireTapTransport,
+)
+from rxacp.transport.base import Frame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,3 +103,88 @@ def test_frames_needs_record_true() -> None:
     tap = WireTapTransport(InMemoryTransportPair.create().client_transport)
     with pytest.raises(RuntimeError, match="record=True"):
         _ = tap.frames
+
+
+class _Hooks(AcpTransport):
+    """An inner transport that records which optional hooks reached it."""
+
+    batches_writes = True
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.receiver: FrameReceiver | None = None
+
+    async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        self.receiver = receiver
+
+    def send(self, frame: Frame) -> None:
+        self.calls.append("send")
+
+    async def close(self) -> None:
+        self.calls.append("close")
+
+    def cork(self) -> None:
+        self.calls.append("cork")
+
+    def uncork(self) -> None:
+        self.calls.append("uncork")
+
+    def pause_reading(self) -> None:
+        self.calls.append("pause_reading")
+
+    def resume_reading(self) -> None:
+        self.calls.append("resume_reading")
+
+
+class _FlowReceiver(FrameReceiver):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def on_frame(self, frame: Frame) -> None:
+        self.calls.append("frame")
+
+    def on_frame_too_large(self, size: int) -> None:
+        self.calls.append("too_large")
+
+    def on_closed(self, info: TransportClosed) -> None:
+        self.calls.append("closed")
+
+    def on_write_paused(self) -> None:
+        self.calls.append("paused")
+
+    def on_write_resumed(self) -> None:
+        self.calls.append("resumed")
+
+
+def test_a_tap_passes_back_pressure_corking_and_read_pausing_through() -> None:
+    inner = _Hooks()
+    tap = WireTapTransport(inner)
+    receiver = _FlowReceiver()
+
+    async def start() -> None:
+        await tap.start(asyncio.get_running_loop(), receiver)
+
+    asyncio.run(start())
+    assert tap.batches_writes  # the engine corks the tap as it would the inner transport
+    tap.cork()
+    tap.send(b"{}")
+    tap.uncork()
+    tap.pause_reading()
+    tap.resume_reading()
+    assert inner.calls == ["cork", "send", "uncork", "pause_reading", "resume_reading"]
+    assert inner.receiver is not None
+    inner.receiver.on_write_paused()  # the inner transport's buffer filled up ...
+    inner.receiver.on_write_resumed()  # ... and drained
+    assert receiver.calls == ["paused", "resumed"]
+
+
+def test_a_receiver_that_subclasses_frame_receiver_ignores_flow_control_by_default() -> None:
+    class Minimal(FrameReceiver):
+        def on_frame(self, frame: Frame) -> None: ...
+        def on_frame_too_large(self, size: int) -> None: ...
+        def on_closed(self, info: TransportClosed) -> None: ...
+
+    receiver = Minimal()
+    receiver.on_write_paused()  # defined (no AttributeError), and does nothing
+    receiver.on_write_resumed()
+    assert type(receiver).on_write_paused is FrameReceiver.on_write_paused

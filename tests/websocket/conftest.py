@@ -61,6 +61,14 @@ class Recording(AcpTransport):
         assert self._receiver is not None
         self._receiver.on_closed(info)
 
+    def on_write_paused(self) -> None:
+        assert self._receiver is not None
+        self._receiver.on_write_paused()
+
+    def on_write_resumed(self) -> None:
+        assert self._receiver is not None
+        self._receiver.on_write_resumed()
+
     def send(self, frame: Frame) -> None:
         with self._cond:
             self.sent.append(json.loads(frame))

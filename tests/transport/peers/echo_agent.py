@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from rxacp.transport import (
     DEFAULT_MAX_FRAME_BYTES,
+    FrameReceiver,
     StdioAcpAgentTransport,
     TransportClosed,
 )
@@ -43,7 +44,7 @@ async def main() -> None:
     transport = StdioAcpAgentTransport(max_frame_bytes=cap)
     done: asyncio.Future[TransportClosed] = loop.create_future()
 
-    class Receiver:
+    class Receiver(FrameReceiver):
         def on_frame(self, frame: bytes) -> None:
             if frame.startswith(b'{"cmd"'):
                 msg = json.loads(frame)

@@ -14,10 +14,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
-from rxacp.transport import StdioAcpAgentTransport, TransportClosed
+from rxacp.transport import FrameReceiver, StdioAcpAgentTransport, TransportClosed
 
 
-class _Forward:
+class _Forward(FrameReceiver):
     def __init__(self, done: asyncio.Future[None]) -> None:
         self.target: StdioAcpAgentTransport | None = None
         self.done = done

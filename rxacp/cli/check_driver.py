@@ -31,6 +31,7 @@ from ..transport import (
     StdioAcpClientTransport,
     TransportClosed,
 )
+from ..transport.base import Frame
 
 __all__ = ["AnswerTimeout", "Incoming", "RawAgent"]
 
@@ -111,11 +112,11 @@ class RawAgent(FrameReceiver):
         self.transport = StdioAcpClientTransport(params.build())
 
     # -- FrameReceiver ------------------------------------------------------------------------
-    def on_frame(self, frame: Any) -> None:
+    def on_frame(self, frame: Frame) -> None:
         """Classify one stdout line: a JSON-RPC message, or junk."""
         try:
-            text = bytes(frame).decode("utf-8") if not isinstance(frame, str) else frame
-            message = json.loads(text)
+            text = frame.decode("utf-8") if isinstance(frame, bytes) else frame
+            message = json.loads(text) if isinstance(text, str) else text
         except (UnicodeDecodeError, ValueError, TypeError):
             self._junk(frame)
             return
@@ -136,8 +137,8 @@ class RawAgent(FrameReceiver):
         self.closed_at = time.monotonic()
         self._changed.set()
 
-    def _junk(self, frame: Any) -> None:
-        raw = frame if isinstance(frame, str) else bytes(frame).decode("utf-8", "replace")
+    def _junk(self, frame: Frame) -> None:
+        raw = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else str(frame)
         self.junk.append(raw[:200])
         self._changed.set()
 

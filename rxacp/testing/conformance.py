@@ -22,7 +22,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, JsonValue, TransportClosed
 
 __all__ = [
     "CHECKS",
@@ -108,7 +108,7 @@ class _Pair:
         await asyncio.wait_for(asyncio.gather(self.a.close(), self.b.close()), timeout)
 
 
-def _frame(transport: AcpTransport, value: Any) -> Frame:
+def _frame(transport: AcpTransport, value: JsonValue) -> Frame:
     if transport.carries_objects:
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

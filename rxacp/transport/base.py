@@ -5,8 +5,9 @@ engine calls :meth:`AcpTransport.start` once, on that loop, with a :class:`Frame
 then on the transport calls the receiver *on the loop* for every incoming frame, in arrival order,
 and exactly once :meth:`FrameReceiver.on_closed` when the stream ends for any reason.
 
-A frame is one JSON-RPC message: ``bytes`` holding one line of UTF-8 JSON without its newline, or,
-for in-memory transports that skip serialization, an already-decoded ``dict``/``list``/value.
+A frame (:data:`Frame`) is one JSON-RPC message: ``bytes`` holding one line of UTF-8 JSON without
+its newline, or, for in-memory transports that skip serialization (``carries_objects``), the
+decoded JSON value itself (:data:`JsonValue`: in practice the message's ``dict``).
 
 A transport is *not* responsible for JSON parsing, ids, requests, ACP methods or timeouts; it
 knows nothing about what the frames mean.
@@ -16,15 +17,26 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from typing import Any, Protocol
+from typing import Protocol, TypeAlias
 
-__all__ = ["DEFAULT_MAX_FRAME_BYTES", "AcpTransport", "Frame", "FrameReceiver", "TransportClosed"]
+__all__ = [
+    "DEFAULT_MAX_FRAME_BYTES",
+    "AcpTransport",
+    "Frame",
+    "FrameReceiver",
+    "JsonValue",
+    "TransportClosed",
+]
 
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 """Default cap on one incoming line (64 MiB)."""
 
-Frame = bytes | Any
-"""One message: a UTF-8 JSON line without its newline, or a decoded value (in-memory fast path)."""
+JsonValue: TypeAlias = dict[str, "JsonValue"] | list["JsonValue"] | str | int | float | bool | None
+"""A decoded JSON value, as :func:`json.loads` returns it."""
+
+Frame: TypeAlias = bytes | JsonValue
+"""One message: a UTF-8 JSON line without its newline (``bytes``: every byte transport), or its
+decoded value (transports with ``carries_objects``, the in-memory fast path)."""
 
 
 class TransportClosed:

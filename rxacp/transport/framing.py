@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, FrameReceiver
+from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, Frame, FrameReceiver
 
 __all__ = ["READ_CHUNK_BYTES", "LineFramer", "bound_reads", "call_safely", "frame_to_line"]
 
@@ -45,7 +45,7 @@ _CR = b"\r"
 _Events = list[tuple[int, int]]
 
 
-def frame_to_line(frame: Any) -> bytes:
+def frame_to_line(frame: Frame) -> bytes:
     """Validate an outgoing byte frame and return it with its ``\\n`` terminator.
 
     Raises ``TypeError`` for a non-bytes frame and ``ValueError`` for a frame containing a

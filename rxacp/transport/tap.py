@@ -48,7 +48,7 @@ class WireFrame:
     """
 
     direction: Literal["in", "out"]
-    raw: Any
+    raw: Frame
     message: Any
 
     @property

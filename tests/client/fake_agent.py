@@ -106,7 +106,7 @@ class _Recording(AcpTransport):
         class Tap(FrameReceiver):
             def on_frame(self, frame: Frame) -> None:
                 with contextlib.suppress(ValueError):
-                    record(frame if isinstance(frame, dict) else json.loads(frame))
+                    record(json.loads(frame) if isinstance(frame, bytes) else frame)
                 receiver.on_frame(frame)
 
             def on_frame_too_large(self, size: int) -> None:

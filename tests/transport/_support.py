@@ -54,6 +54,12 @@ class Recorder(FrameReceiver):
         if self._changed is not None:
             self._changed.set()
 
+    @property
+    def lines(self) -> list[bytes]:
+        """The frames as the byte lines a byte transport delivers (fails on a decoded one)."""
+        assert all(isinstance(f, bytes) for f in self.frames), self.frames
+        return [f for f in self.frames if isinstance(f, bytes)]
+
     def on_frame(self, frame: Frame) -> None:
         self.frames.append(frame)
         self._poke()

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import pytest
 
 from rxacp.testing.memory import InMemoryTransportPair
+from rxacp.transport.base import JsonValue
 
 from ._support import Recorder, async_test
 
@@ -88,7 +89,7 @@ async def test_object_mode_passes_the_same_object_without_serializing() -> None:
     loop = asyncio.get_running_loop()
     await pair.client_transport.start(loop, Recorder())
     await pair.agent_transport.start(loop, rb)
-    msg = {"jsonrpc": "2.0", "method": "x", "params": {"text": "a\nb"}}
+    msg: JsonValue = {"jsonrpc": "2.0", "method": "x", "params": {"text": "a\nb"}}
     pair.client_transport.send(msg)
     await rb.frames_at_least(1)
     assert rb.frames[0] is msg

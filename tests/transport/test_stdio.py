@@ -13,6 +13,7 @@ import pytest
 
 from rxacp.errors import AcpConnectionException
 from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
+from rxacp.transport.base import Frame
 
 from ._support import ECHO_AGENT, PYTHON, Recorder, async_test, child_pids, process_state
 
@@ -100,9 +101,7 @@ async def test_an_agent_writing_100_mb_to_stderr_does_not_stall_the_frames() -> 
         transport.send(b'{"i":%d}' % i)
     await rec.until(lambda: b'{"stderr_done": 100}' in rec.frames, timeout=10)
     await rec.frames_at_least(1002)
-    assert [f for f in rec.frames if f.startswith(b'{"i"')] == [
-        b'{"i":%d}' % i for i in range(1000)
-    ]
+    assert [f for f in rec.lines if f.startswith(b'{"i"')] == [b'{"i":%d}' % i for i in range(1000)]
     await transport.close()
     assert len([line for line in lines if line.startswith("eee")]) == 100 * 1024
     tail = rec.closed[0].stderr_tail
@@ -272,7 +271,7 @@ async def test_agent_transport_on_pipes_reads_frames_and_writes_lines() -> None:
         await transport.close()
         assert os.get_blocking(stdin.fileno())  # blocking mode restored on the shared fd
     os.close(out_r)
-    assert len(rec.frames[0]) == 300_008 and info.reason == "stdin closed"
+    assert len(rec.lines[0]) == 300_008 and info.reason == "stdin closed"
     assert sys.stdout is sys.__stdout__ or sys.stdout is not sys.stderr
 
 
@@ -349,7 +348,7 @@ async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
     finally:
         os.read = real_read
         os.close(out_r)
-    assert len(rec.frames[0]) == 300_008 and client_rec.frames[0] == b'{"ping":1}'
+    assert len(rec.lines[0]) == 300_008 and client_rec.frames[0] == b'{"ping":1}'
     assert sizes and max(sizes) <= 64 * 1024, sorted(set(sizes))
 
 
@@ -363,7 +362,7 @@ async def test_agent_stdout_frames_reach_the_receiver_in_the_read_callback_itsel
     rec = Recorder().bind()
     original = rec.on_frame
 
-    def on_frame(frame: object) -> None:
+    def on_frame(frame: Frame) -> None:
         callers.append({f.function for f in inspect.stack()[1:12]})
         original(frame)
 

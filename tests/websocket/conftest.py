@@ -32,6 +32,11 @@ GRACE = 0.5  # the reference agent's cancel grace period in these tests
 APIS = ("sync", "async")
 
 
+def _decode(frame: Frame) -> Any:
+    assert isinstance(frame, bytes | str), frame  # the WebSocket transports carry JSON text
+    return json.loads(frame)
+
+
 class Recording(AcpTransport):
     """Forwards to ``inner``; records every message both ways (decoded) for wire assertions."""
 
@@ -48,7 +53,7 @@ class Recording(AcpTransport):
 
     def on_frame(self, frame: Frame) -> None:
         with self._cond:
-            self.received.append(json.loads(frame))
+            self.received.append(_decode(frame))
             self._cond.notify_all()
         assert self._receiver is not None
         self._receiver.on_frame(frame)
@@ -71,7 +76,7 @@ class Recording(AcpTransport):
 
     def send(self, frame: Frame) -> None:
         with self._cond:
-            self.sent.append(json.loads(frame))
+            self.sent.append(_decode(frame))
         self.inner.send(frame)
 
     async def close(self) -> None:

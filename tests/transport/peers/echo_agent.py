@@ -24,6 +24,7 @@ from rxacp.transport import (
     StdioAcpAgentTransport,
     TransportClosed,
 )
+from rxacp.transport.base import Frame
 
 
 def _spam_stderr(
@@ -45,7 +46,8 @@ async def main() -> None:
     done: asyncio.Future[TransportClosed] = loop.create_future()
 
     class Receiver(FrameReceiver):
-        def on_frame(self, frame: bytes) -> None:
+        def on_frame(self, frame: Frame) -> None:
+            assert isinstance(frame, bytes)  # a byte transport
             if frame.startswith(b'{"cmd"'):
                 msg = json.loads(frame)
                 if msg["cmd"] == "print":

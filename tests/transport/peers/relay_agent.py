@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 from rxacp.transport import FrameReceiver, StdioAcpAgentTransport, TransportClosed
+from rxacp.transport.base import Frame
 
 
 class _Forward(FrameReceiver):
@@ -22,7 +23,7 @@ class _Forward(FrameReceiver):
         self.target: StdioAcpAgentTransport | None = None
         self.done = done
 
-    def on_frame(self, frame: bytes) -> None:
+    def on_frame(self, frame: Frame) -> None:
         assert self.target is not None
         self.target.send(frame)
 

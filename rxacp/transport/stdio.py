@@ -28,6 +28,7 @@ from rxacp.errors import AcpConnectionException
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.cork import CorkedWrites
+from rxacp.transport.flow import WriteFlow
 from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
 
@@ -131,10 +132,10 @@ class _ClientProtocol(asyncio.SubprocessProtocol):
         self._owner._on_process_exited()
 
     def pause_writing(self) -> None:
-        self._owner._write_resumed.clear()
+        self._owner._flow.pause_writing()
 
     def resume_writing(self) -> None:
-        self._owner._write_resumed.set()
+        self._owner._flow.resume_writing()
 
 
 class StdioAcpClientTransport(CorkedWrites, AcpTransport):
@@ -157,7 +158,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._pid: int | None = None
-        self._write_resumed = asyncio.Event()
+        self._flow = WriteFlow()  # stdin's pause/resume; the client never stops producing
         self._exited: asyncio.Future[int] | None = None
         self._stdout_eof: asyncio.Future[None] | None = None
         self._stderr_eof: asyncio.Future[None] | None = None
@@ -202,7 +203,6 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             raise RuntimeError("StdioAcpClientTransport.start() called twice")
         self._loop = loop
         self._receiver = receiver
-        self._write_resumed.set()
         self._exited = loop.create_future()
         self._stdout_eof = loop.create_future()
         self._stderr_eof = loop.create_future()
@@ -286,11 +286,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
     async def _drain(self) -> None:
         stdin = self._stdin
         assert stdin is not None
-        while not self._stdin_lost and not stdin.is_closing() and stdin.get_write_buffer_size():
-            if not self._write_resumed.is_set():
-                await self._write_resumed.wait()
-            else:
-                await asyncio.sleep(0.002)
+        if not self._stdin_lost:
+            await self._flow.drain(stdin)
 
     async def close(self) -> None:
         """Close stdin, then SIGTERM and SIGKILL the process group as needed; reap; report."""
@@ -400,7 +397,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
     def _on_pipe_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 0:
             self._stdin_lost = True
-            self._write_resumed.set()
+            self._flow.lost()
         elif fd == 1:
             receiver = self._receiver
             if receiver is not None and not self._closing:

@@ -28,6 +28,7 @@ from rxacp.transport.base import (
     TransportClosed,
 )
 from rxacp.transport.cork import CorkedWrites
+from rxacp.transport.flow import WriteFlow
 from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
 
 __all__ = ["StdioAcpAgentTransport"]
@@ -104,14 +105,10 @@ class _WriteProtocol(asyncio.Protocol):
         return True  # half-closed: keep writing
 
     def pause_writing(self) -> None:
-        self._owner._write_resumed.clear()
-        self._owner._set_reading(False)
-        self._owner._notify_flow(paused=True)
+        self._owner._flow.pause_writing()
 
     def resume_writing(self) -> None:
-        self._owner._write_resumed.set()
-        self._owner._set_reading(True)
-        self._owner._notify_flow(paused=False)
+        self._owner._flow.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owner._on_stdout_lost(exc)
@@ -168,7 +165,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         self._write_transport: asyncio.WriteTransport | None = None
         self._sync_out: Any = None  # blocking writer when asyncio cannot watch stdout
         self._init_cork()
-        self._write_resumed = asyncio.Event()
+        self._flow = WriteFlow(self._on_write_paused, self._on_write_resumed)
         self._thread_stop = threading.Event()
         self._thread_slots = threading.Semaphore(16)
         self._reading = threading.Event()  # cleared while stdout is over its high mark
@@ -190,7 +187,6 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
         self._started = True
         self._loop = loop
         self._receiver = receiver
-        self._write_resumed.set()
         stdin = self._stdin_obj if self._stdin_obj is not None else sys.stdin.buffer
         stdout = self._stdout_obj if self._stdout_obj is not None else sys.stdout.buffer
         shared = _same_socket(_fileno(stdin), _fileno(stdout))
@@ -321,11 +317,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(10.0):
-                while not wt.is_closing() and wt.get_write_buffer_size():
-                    if not self._write_resumed.is_set():
-                        await self._write_resumed.wait()
-                    else:
-                        await asyncio.sleep(0.002)
+                await self._flow.drain(wt)
 
     async def close(self) -> None:
         """Stop reading, flush and release stdout, undo the stdout guard, report closed."""
@@ -399,6 +391,14 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             else:
                 reader.pause_reading()
 
+    def _on_write_paused(self) -> None:
+        self._set_reading(False)
+        self._notify_flow(paused=True)
+
+    def _on_write_resumed(self) -> None:
+        self._set_reading(True)
+        self._notify_flow(paused=False)
+
     def _notify_flow(self, *, paused: bool) -> None:
         """Tell the receiver about back-pressure (its declared flow-control callbacks)."""
         receiver = self._receiver
@@ -406,7 +406,7 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             call_safely(receiver.on_write_paused if paused else receiver.on_write_resumed)
 
     def _on_stdout_lost(self, exc: Exception | None) -> None:
-        self._write_resumed.set()
+        self._flow.lost()
         self._set_reading(True)
         self._notify_flow(paused=False)
         if self._closing:

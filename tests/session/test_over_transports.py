@@ -20,7 +20,7 @@ from rxacp.errors import AcpConnectionException
 from rxacp.session import AcpSession, IncomingNotification
 from rxacp.session.blocking import wait_for
 from rxacp.testing.memory import InMemoryTransportPair
-from rxacp.transport import AgentParameters, StdioAcpClientTransport
+from rxacp.transport import AgentParameters, FrameReceiver, StdioAcpClientTransport
 
 from .peers.echo_session import serve
 
@@ -137,7 +137,7 @@ def test_malformed_lines_are_answered_and_the_connection_keeps_serving() -> None
     loop = asyncio.new_event_loop()
     four: asyncio.Future[None] = loop.create_future()
 
-    class Receiver:
+    class Receiver(FrameReceiver):
         def on_frame(self, frame: Any) -> None:
             errors.append(json.loads(frame))
             if len(errors) == 4 and not four.done():

@@ -170,7 +170,9 @@ class ClientBuilderBase(Generic[_Client]):
         return self
 
     def ext_notification_handler(
-        self, method: str, handler: Callable[[Any], reactivex.Observable[Any] | None]
+        self,
+        method: str,
+        handler: Callable[[Any], reactivex.Observable[Any] | Awaitable[Any] | None],
     ) -> Self:
         """Handle the extension notification ``method`` (starts with ``_``); gets the raw params.
 

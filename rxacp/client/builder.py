@@ -45,8 +45,9 @@ AsyncHandler: TypeAlias = Callable[
 (first value answers), a coroutine, or the response itself. ``None``/empty answers ``{}`` when
 the response has no required field."""
 
-SyncHandler: TypeAlias = Callable[[_Req], "_Resp | None"]
-"""A sync-builder handler: runs on the worker pool (may block) and returns the response."""
+SyncHandler: TypeAlias = Callable[[_Req], "_Resp | Awaitable[_Resp] | None"]
+"""A sync-builder handler: runs on the worker pool (may block) and returns the response (an
+``async def`` handler's coroutine is awaited on the connection's loop)."""
 
 
 class AcpAsyncClientBuilder(ClientBuilderBase[AcpAsyncClient]):

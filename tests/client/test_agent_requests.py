@@ -20,11 +20,13 @@ from rxacp.schema import (
     ReadTextFileRequest,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SessionNotification,
     TerminalOutputResponse,
     WaitForTerminalExitResponse,
 )
 from rxacp.schema import methods as m
 
+from .._notes import chunk_text
 from .conftest import Rig, texts
 
 SID = "sess-1"
@@ -81,7 +83,7 @@ def test_a_handler_returning_none_answers_the_empty_response_when_allowed(rig: R
 
 
 def test_a_handler_returning_none_for_a_required_result_is_an_internal_error(rig: Rig) -> None:
-    builder = rig.sync_builder().read_text_file_handler(lambda req: None)  # type: ignore[arg-type,return-value]
+    builder = rig.sync_builder().read_text_file_handler(lambda req: None)
     [report] = _run(rig, builder, "read /x")[1]
     assert report.startswith("error:-32603:")
     assert "ReadTextFileResponse has required fields" in report
@@ -121,9 +123,12 @@ def test_invalid_params_are_answered_invalid_params(rig: Rig) -> None:
     client.initialize()
     errors: list[Exception] = []
     done = threading.Event()
-    rig.agent.session.send_request(m.FS_READ_TEXT_FILE, {"path": 3}).subscribe(
-        on_error=lambda e: (errors.append(e), done.set())
-    )
+
+    def on_error(error: Exception) -> None:
+        errors.append(error)
+        done.set()
+
+    rig.agent.session.send_request(m.FS_READ_TEXT_FILE, {"path": 3}).subscribe(on_error=on_error)
     assert done.wait(3)
     assert isinstance(errors[0], AcpProtocolException) and errors[0].code == -32602
 
@@ -196,11 +201,12 @@ def test_session_cancel_answers_pending_permission_requests_cancelled_and_dispos
 
 def test_cancel_only_answers_permission_requests_of_its_own_session(rig: Rig) -> None:
     asked = threading.Event()
-    client = (
-        rig.async_builder()
-        .request_permission_handler(lambda req: (asked.set(), reactivex.never())[1])
-        .build()
-    )
+
+    def never_answer(req: Any) -> reactivex.Observable[Any]:
+        asked.set()
+        return reactivex.never()
+
+    client = rig.async_builder().request_permission_handler(never_answer).build()
     rig.on_close(client.close)
     client.prompt(PromptRequest.text(SID, "permission")).subscribe()
     assert asked.wait(3)
@@ -343,14 +349,14 @@ def test_a_consumer_returning_an_observable_holds_the_next_update(rig: Rig) -> N
     first: list[str] = []
     second: list[str] = []
 
-    def slow(note: Any) -> reactivex.Observable[Any] | None:
-        first.append(note.update.content.text)
+    def slow(note: SessionNotification) -> reactivex.Observable[Any] | None:
+        first.append(chunk_text(note))
         return gate if len(first) == 1 else None
 
     client = (
         rig.async_builder()
         .session_update_consumer(slow)
-        .session_update_consumer(lambda n: second.append(n.update.content.text))
+        .session_update_consumer(lambda n: second.append(chunk_text(n)))
         .build()
     )
     rig.on_close(client.close)
@@ -488,7 +494,7 @@ def test_a_failing_consumer_does_not_stop_the_others(rig: Rig) -> None:
         raise RuntimeError("consumer bug")
 
     builder = rig.async_builder().session_update_consumer(broken)
-    builder.session_update_consumer(lambda n: seen.append(n.update.content.text))
+    builder.session_update_consumer(lambda n: seen.append(chunk_text(n)))
     client = builder.build()
     rig.on_close(client.close)
     assert client.prompt(PromptRequest.text(SID, "stream 2")).run().stop_reason == "end_turn"
@@ -499,10 +505,15 @@ def test_elicitation_complete_and_ext_notifications_reach_their_consumers(rig: R
     completed: list[Any] = []
     notes: list[Any] = []
     both = threading.Event()
+
+    def on_note(params: Any) -> None:
+        notes.append(params)
+        both.set()
+
     client = (
         rig.async_builder()
         .elicitation_complete_consumer(lambda n: completed.append(n.elicitation_id))
-        .ext_notification_handler("_test/note", lambda p: (notes.append(p), both.set())[0])
+        .ext_notification_handler("_test/note", on_note)
         .build()
     )
     rig.on_close(client.close)

@@ -15,6 +15,7 @@ from reactivex.subject import Subject
 from rxacp.agent import AcpAgent
 from rxacp.client import AcpClient, CancellationSignal
 from rxacp.schema import (
+    AcpModel,
     AgentMessageChunk,
     InitializeResponse,
     NewSessionResponse,
@@ -22,11 +23,13 @@ from rxacp.schema import (
     PromptResponse,
     ReadTextFileResponse,
     SessionNotification,
+    TextContent,
 )
 from rxacp.schema import methods as m
 from rxacp.session import CANCEL_REQUEST
 from rxacp.testing.memory import InMemoryTransportPair
 
+from .._notes import chunk_text
 from .conftest import Rig, stdio_transport, texts
 from .test_prompt_cancel import Outcome
 
@@ -34,7 +37,17 @@ SID = "sess-1"
 
 
 def _chunk_texts(values: list[Any]) -> list[str]:
-    return [v.content.text for v in values if isinstance(v, AgentMessageChunk)]
+    return [
+        v.content.text
+        for v in values
+        if isinstance(v, AgentMessageChunk) and isinstance(v.content, TextContent)
+    ]
+
+
+def _stop_reason(item: AcpModel) -> str:
+    """The stop reason of a turn's last item (asserts it is the ``PromptResponse``)."""
+    assert isinstance(item, PromptResponse), item
+    return item.stop_reason
 
 
 # ---------------------------------------------------------------------------- prompt_turn
@@ -176,7 +189,7 @@ def test_an_async_def_consumer_is_awaited_for_every_update_in_order(rig: Rig) ->
         active[0] += 1
         overlaps[0] = max(overlaps[0], active[0])
         await asyncio.sleep(0)
-        got.append(note.update.content.text)
+        got.append(chunk_text(note))
         active[0] -= 1
 
     client = rig.async_builder().session_update_consumer(consume).build()
@@ -289,7 +302,7 @@ def test_breaking_out_of_a_streaming_blocking_turn_sends_both_cancels_once(rig: 
     assert rig.agent.count(m.SESSION_CANCEL) == 1 and rig.agent.count(CANCEL_REQUEST) == 1
     assert rig.agent.count(m.SESSION_PROMPT) == 1
     nxt = list(client.prompt_turn(PromptRequest.text(SID, "echo next")))
-    assert _chunk_texts(nxt) == ["next"] and nxt[-1].stop_reason == "end_turn"
+    assert _chunk_texts(nxt) == ["next"] and _stop_reason(nxt[-1]) == "end_turn"
 
 
 def test_a_slow_blocking_iteration_holds_the_connection_instead_of_buffering(rig: Rig) -> None:
@@ -306,7 +319,7 @@ def test_a_slow_blocking_iteration_holds_the_connection_instead_of_buffering(rig
     assert client.session.stats.read_pauses >= 1  # the iterator's buffer filled: reading paused
     rest = list(turn)
     assert _chunk_texts([first, *rest]) == [str(i) for i in range(2000)]
-    assert rest[-1].stop_reason == "end_turn"
+    assert _stop_reason(rest[-1]) == "end_turn"
 
 
 def test_over_stdio_the_blocking_prompt_turn_streams_the_turn() -> None:
@@ -317,4 +330,4 @@ def test_over_stdio_the_blocking_prompt_turn_streams_the_turn() -> None:
     finally:
         client.close()
     assert _chunk_texts(items) == [str(i) for i in range(300)]
-    assert items[-1].stop_reason == "end_turn"
+    assert _stop_reason(items[-1]) == "end_turn"

@@ -11,42 +11,18 @@ rules (``turn.py``).
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
-from ..schema import (
-    CompleteElicitationNotification,
-    CreateElicitationRequest,
-    CreateElicitationResponse,
-    CreateTerminalRequest,
-    CreateTerminalResponse,
-    KillTerminalRequest,
-    KillTerminalResponse,
-    ReadTextFileRequest,
-    ReadTextFileResponse,
-    ReleaseTerminalRequest,
-    ReleaseTerminalResponse,
-    RequestPermissionRequest,
-    RequestPermissionResponse,
-    SessionNotification,
-    TerminalOutputRequest,
-    TerminalOutputResponse,
-    WaitForTerminalExitRequest,
-    WaitForTerminalExitResponse,
-    WriteTextFileRequest,
-    WriteTextFileResponse,
-)
+from ..schema import SessionNotification
 from ..session import AcpObservable, AcpSession
 from ..session.adapters import check_ext_method
-from ..session.blocking import wait_for
+from .calls import AsyncClientCalls, SyncClientCalls
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
 
 __all__ = ["AcpAsyncAgent", "AcpSyncAgent"]
-
-
-_R = TypeVar("_R")
 
 
 class _AgentBase:
@@ -99,9 +75,28 @@ class _AgentBase:
         check_ext_method(method)
         self._core.session.send_notification(method, params)
 
+    def send_session_update(self, notification: SessionNotification) -> None:
+        """Send a ``session/update`` outside of a prompt turn (e.g. after ``session/load``)."""
+        self._core.notify("session/update", notification)
 
-class AcpAsyncAgent(_AgentBase):
-    """An agent whose handlers return Observables; its own calls return cold Observables."""
+    # -- plumbing: what the table-derived calls of ``calls.py`` need ------------------------
+    def _send(self, method: str, params: Any) -> AcpObservable[Any]:
+        return self._core.call(method, params)
+
+    def _notify(self, method: str, params: Any) -> None:
+        self._core.notify(method, params)
+
+    def _call_session_id(self) -> str | None:
+        return None  # outside a turn, a call names its session
+
+
+class AcpAsyncAgent(_AgentBase, AsyncClientCalls):
+    """An agent whose handlers return Observables; its own calls return cold Observables.
+
+    The agent→client calls (``request_permission``, ``read_text_file``, ``create_terminal``...)
+    come from the method table (``rxacp.agent.calls``): each takes the request model, or its
+    fields as keywords, and returns a cold :class:`AcpObservable` of the response.
+    """
 
     def __init__(self, config: AgentConfig) -> None:
         super().__init__(config, blocking=False)
@@ -126,64 +121,6 @@ class AcpAsyncAgent(_AgentBase):
     ) -> None:
         await self.aclose()  # graceful, like every context manager of rxacp
 
-    def send_session_update(self, notification: SessionNotification) -> None:
-        """Send a ``session/update`` outside of a prompt turn (e.g. after ``session/load``)."""
-        self._core.notify("session/update", notification)
-
-    def request_permission(
-        self, request: RequestPermissionRequest
-    ) -> AcpObservable[RequestPermissionResponse]:
-        """``session/request_permission``. ``--response|``"""
-        return self._core.call("session/request_permission", request)
-
-    def read_text_file(self, request: ReadTextFileRequest) -> AcpObservable[ReadTextFileResponse]:
-        """``fs/read_text_file`` (needs ``fs.readTextFile``). ``--response|``"""
-        return self._core.call("fs/read_text_file", request)
-
-    def write_text_file(
-        self, request: WriteTextFileRequest
-    ) -> AcpObservable[WriteTextFileResponse]:
-        """``fs/write_text_file`` (needs ``fs.writeTextFile``). ``--response|``"""
-        return self._core.call("fs/write_text_file", request)
-
-    def create_terminal(
-        self, request: CreateTerminalRequest
-    ) -> AcpObservable[CreateTerminalResponse]:
-        """``terminal/create`` (needs ``terminal``). ``--response|``"""
-        return self._core.call("terminal/create", request)
-
-    def terminal_output(
-        self, request: TerminalOutputRequest
-    ) -> AcpObservable[TerminalOutputResponse]:
-        """``terminal/output`` (needs ``terminal``). ``--response|``"""
-        return self._core.call("terminal/output", request)
-
-    def release_terminal(
-        self, request: ReleaseTerminalRequest
-    ) -> AcpObservable[ReleaseTerminalResponse]:
-        """``terminal/release`` (needs ``terminal``). ``--response|``"""
-        return self._core.call("terminal/release", request)
-
-    def wait_for_terminal_exit(
-        self, request: WaitForTerminalExitRequest
-    ) -> AcpObservable[WaitForTerminalExitResponse]:
-        """``terminal/wait_for_exit`` (needs ``terminal``). ``--response|``"""
-        return self._core.call("terminal/wait_for_exit", request)
-
-    def kill_terminal(self, request: KillTerminalRequest) -> AcpObservable[KillTerminalResponse]:
-        """``terminal/kill`` (needs ``terminal``). ``--response|``"""
-        return self._core.call("terminal/kill", request)
-
-    def create_elicitation(
-        self, request: CreateElicitationRequest
-    ) -> AcpObservable[CreateElicitationResponse]:
-        """``elicitation/create`` (needs ``elicitation``). ``--response|``"""
-        return self._core.call("elicitation/create", request)
-
-    def complete_elicitation(self, notification: CompleteElicitationNotification) -> None:
-        """``elicitation/complete`` notification (needs ``elicitation.url``)."""
-        self._core.notify("elicitation/complete", notification)
-
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
         """An extension request (``method`` starts with ``_``); emits the raw result::
 
@@ -193,13 +130,16 @@ class AcpAsyncAgent(_AgentBase):
         return self._core.session.send_request(method, params)
 
 
-class AcpSyncAgent(_AgentBase):
-    """An agent whose handlers return values (run on worker threads); its calls block."""
+class AcpSyncAgent(_AgentBase, SyncClientCalls):
+    """An agent whose handlers return values (run on worker threads); its calls block.
+
+    The same agent→client calls as :class:`AcpAsyncAgent`, returning the response (they wait
+    at most the request timeout + 5 s, and refuse to run on the connection's event loop).
+    """
 
     def __init__(self, config: AgentConfig) -> None:
         super().__init__(config, blocking=True)
         self._core.set_context_factory(lambda turn: SyncPromptContext(self._core, turn))
-        self._async = _AsyncView(self._core)
 
     def __enter__(self) -> AcpSyncAgent:
         self.start()
@@ -210,65 +150,7 @@ class AcpSyncAgent(_AgentBase):
     ) -> None:
         self.close_gracefully()  # graceful, like every context manager of rxacp
 
-    def _wait(self, source: AcpObservable[_R], what: str) -> _R:
-        """The one blocking wait of the sync agent: ``source``'s answer, typed."""
-        timeout = self._core.session.request_timeout
-        return cast(_R, wait_for(source, None if timeout is None else timeout + 5.0, what=what))
-
-    def send_session_update(self, notification: SessionNotification) -> None:
-        """Send a ``session/update`` outside of a prompt turn."""
-        self._core.notify("session/update", notification)
-
-    def request_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
-        """``session/request_permission``."""
-        return self._wait(self._async.request_permission(request), "session/request_permission")
-
-    def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
-        """``fs/read_text_file`` (needs ``fs.readTextFile``)."""
-        return self._wait(self._async.read_text_file(request), "fs/read_text_file")
-
-    def write_text_file(self, request: WriteTextFileRequest) -> WriteTextFileResponse:
-        """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
-        return self._wait(self._async.write_text_file(request), "fs/write_text_file")
-
-    def create_terminal(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
-        """``terminal/create`` (needs ``terminal``)."""
-        return self._wait(self._async.create_terminal(request), "terminal/create")
-
-    def terminal_output(self, request: TerminalOutputRequest) -> TerminalOutputResponse:
-        """``terminal/output``."""
-        return self._wait(self._async.terminal_output(request), "terminal/output")
-
-    def release_terminal(self, request: ReleaseTerminalRequest) -> ReleaseTerminalResponse:
-        """``terminal/release``."""
-        return self._wait(self._async.release_terminal(request), "terminal/release")
-
-    def wait_for_terminal_exit(
-        self, request: WaitForTerminalExitRequest
-    ) -> WaitForTerminalExitResponse:
-        """``terminal/wait_for_exit``."""
-        return self._wait(self._async.wait_for_terminal_exit(request), "terminal/wait_for_exit")
-
-    def kill_terminal(self, request: KillTerminalRequest) -> KillTerminalResponse:
-        """``terminal/kill``."""
-        return self._wait(self._async.kill_terminal(request), "terminal/kill")
-
-    def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
-        """``elicitation/create`` (needs ``elicitation``)."""
-        return self._wait(self._async.create_elicitation(request), "elicitation/create")
-
-    def complete_elicitation(self, notification: CompleteElicitationNotification) -> None:
-        """``elicitation/complete`` notification (needs ``elicitation.url``)."""
-        self._core.notify("elicitation/complete", notification)
-
     def ext_method(self, method: str, params: Any = None) -> Any:
         """An extension request (``method`` starts with ``_``); returns the raw result."""
         check_ext_method(method)
-        return self._wait(self._core.session.send_request(method, params), method)
-
-
-class _AsyncView(AcpAsyncAgent):
-    """The Observable calls of an agent core, without owning it (used by the sync agent)."""
-
-    def __init__(self, core: AgentCore) -> None:
-        self._core = core
+        return self._block(self._core.session.send_request(method, params), method)

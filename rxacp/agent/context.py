@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import reactivex
 from reactivex import abc
@@ -24,34 +24,28 @@ from ..capabilities import NegotiatedCapabilities
 from ..schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
-    CreateElicitationRequest,
-    CreateElicitationResponse,
-    CreateTerminalRequest,
+    CreateTerminalResponse,
     EnvVariable,
-    KillTerminalRequest,
     PermissionOption,
     Plan,
     PlanEntry,
     PromptRequest,
-    ReadTextFileRequest,
+    ReadTextFileResponse,
     ReleaseTerminalRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
-    TerminalOutputRequest,
     TerminalOutputResponse,
     TextContent,
     ToolCall,
     ToolCallUpdate,
     ToolCallUpdateNotification,
-    WaitForTerminalExitRequest,
     WaitForTerminalExitResponse,
-    WriteTextFileRequest,
 )
 from ..schema._capabilities import UPDATE_CAPABILITIES
 from ..session import AcpObservable
-from ..session.blocking import wait_for
 from ..session.signal import CancelReason
+from .calls import AsyncClientCalls, SyncClientCalls
 from .turn import PromptTurn
 
 if TYPE_CHECKING:
@@ -206,11 +200,19 @@ class _ContextBase:
         """Report progress or results of a tool call (``tool_call_update``); only changed fields."""
         self._turn.send_update(ToolCallUpdateNotification(tool_call_id=tool_call_id, **fields))
 
-    # -- plumbing ------------------------------------------------------------------------
-    def _call(self, method: str, params: Any) -> AcpObservable[Any]:
+    # -- plumbing: what the table-derived calls of ``calls.py`` need ------------------------
+    def _send(self, method: str, params: Any) -> AcpObservable[Any]:
         return self._turn.track(self._core.call(method, params))
 
-    def _permission_request(self, title: str, options: Sequence[PermissionOption]) -> Any:
+    def _notify(self, method: str, params: Any) -> None:
+        self._core.notify(method, params)
+
+    def _call_session_id(self) -> str | None:
+        return self._turn.session_id
+
+    def _permission_request(
+        self, title: str, options: Sequence[PermissionOption]
+    ) -> RequestPermissionRequest:
         return RequestPermissionRequest(
             session_id=self.session_id,
             tool_call=ToolCallUpdate(tool_call_id=f"permission_{next(_tool_ids)}", title=title),
@@ -218,8 +220,35 @@ class _ContextBase:
         )
 
 
-class PromptContext(_ContextBase):
-    """The async handler's context: every client call is a cold :class:`AcpObservable`."""
+def _content(response: ReadTextFileResponse) -> str:
+    return response.content
+
+
+def _nothing(_response: object) -> None:
+    return None
+
+
+def _allowed(response: RequestPermissionResponse) -> bool:
+    return _selected_option(response) == "allow"
+
+
+def _command_result(out: TerminalOutputResponse) -> CommandResult:
+    status = out.exit_status
+    return CommandResult(
+        output=out.output,
+        exit_code=status.exit_code if status else None,
+        signal=status.signal if status else None,
+        truncated=out.truncated,
+    )
+
+
+class PromptContext(_ContextBase, AsyncClientCalls):
+    """The async handler's context: every client call is a cold :class:`AcpObservable`.
+
+    The calls named after ACP methods (``read_text_file``, ``create_terminal``,
+    ``terminal_output``...) are the agent's (:class:`~rxacp.agent.AcpAsyncAgent`), bound to this
+    turn; the helpers below (``read_file``, ``ask_permission``, ``execute``...) are built on them.
+    """
 
     def to_sync(self) -> SyncPromptContext:
         """The blocking view of the same turn (for code running on a worker thread)."""
@@ -238,20 +267,11 @@ class PromptContext(_ContextBase):
         self, path: str, *, line: int | None = None, limit: int | None = None
     ) -> AcpObservable[str]:
         """``fs/read_text_file``: the file's text (needs ``fs.readTextFile``). ``--text|``"""
-        req = ReadTextFileRequest(session_id=self.session_id, path=path, line=line, limit=limit)
-        text = self._call("fs/read_text_file", req).pipe(ops.map(lambda r: r.content))
-        return cast("AcpObservable[str]", text)
+        return self.read_text_file(path=path, line=line, limit=limit).pipe(ops.map(_content))
 
-    def write_file(self, path: str, content: str) -> AcpObservable[Any]:
-        """``fs/write_text_file`` (needs ``fs.writeTextFile``). ``--r|``"""
-        req = WriteTextFileRequest(session_id=self.session_id, path=path, content=content)
-        return self._call("fs/write_text_file", req)
-
-    def request_permission(
-        self, request: RequestPermissionRequest
-    ) -> AcpObservable[RequestPermissionResponse]:
-        """``session/request_permission`` as given. ``--response|``"""
-        return self._call("session/request_permission", request)
+    def write_file(self, path: str, content: str) -> AcpObservable[None]:
+        """``fs/write_text_file`` (needs ``fs.writeTextFile``). ``--None|``"""
+        return self.write_text_file(path=path, content=content).pipe(ops.map(_nothing))
 
     def ask_permission(self, action: str) -> AcpObservable[bool]:
         """Ask allow/reject for ``action``: True only if the user chose *allow*. ``--b|``"""
@@ -260,10 +280,7 @@ class PromptContext(_ContextBase):
             PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
         ]
         request = self._permission_request(action, options)
-        allowed: AcpObservable[bool] = self._call("session/request_permission", request).pipe(
-            ops.map(lambda r: _selected_option(r) == "allow")
-        )
-        return allowed
+        return self.request_permission(request).pipe(ops.map(_allowed))
 
     def ask_choice(self, question: str, options: Sequence[str]) -> AcpObservable[str | None]:
         """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled."""
@@ -279,61 +296,7 @@ class PromptContext(_ContextBase):
             return None
 
         request = self._permission_request(question, perm)
-        choice: AcpObservable[str | None] = self._call("session/request_permission", request).pipe(
-            ops.map(chosen)
-        )
-        return choice
-
-    def create_terminal(
-        self,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        output_byte_limit: int | None = None,
-    ) -> AcpObservable[str]:
-        """``terminal/create``: the new terminal's id (needs ``terminal``). ``--id|``"""
-        req = CreateTerminalRequest(
-            session_id=self.session_id,
-            command=command,
-            args=list(args) or None,
-            env=[EnvVariable(name=k, value=v) for k, v in env.items()] if env else None,
-            cwd=cwd,
-            output_byte_limit=output_byte_limit,
-        )
-        terminal_id = self._call("terminal/create", req).pipe(ops.map(lambda r: r.terminal_id))
-        return cast("AcpObservable[str]", terminal_id)
-
-    def terminal_output(self, terminal_id: str) -> AcpObservable[TerminalOutputResponse]:
-        """``terminal/output``: output so far, truncation and exit status. ``--response|``"""
-        return self._call(
-            "terminal/output",
-            TerminalOutputRequest(session_id=self.session_id, terminal_id=terminal_id),
-        )
-
-    def wait_for_terminal_exit(
-        self, terminal_id: str
-    ) -> AcpObservable[WaitForTerminalExitResponse]:
-        """``terminal/wait_for_exit``: emits when the command exits. ``-----exit|``"""
-        return self._call(
-            "terminal/wait_for_exit",
-            WaitForTerminalExitRequest(session_id=self.session_id, terminal_id=terminal_id),
-        )
-
-    def kill_terminal(self, terminal_id: str) -> AcpObservable[Any]:
-        """``terminal/kill``: kill the command, keep the terminal. ``--r|``"""
-        return self._call(
-            "terminal/kill",
-            KillTerminalRequest(session_id=self.session_id, terminal_id=terminal_id),
-        )
-
-    def release_terminal(self, terminal_id: str) -> AcpObservable[Any]:
-        """``terminal/release``: kill if running and free the terminal. ``--r|``"""
-        return self._call(
-            "terminal/release",
-            ReleaseTerminalRequest(session_id=self.session_id, terminal_id=terminal_id),
-        )
+        return self.request_permission(request).pipe(ops.map(chosen))
 
     def execute(
         self,
@@ -346,49 +309,61 @@ class PromptContext(_ContextBase):
         """Run a command in a client terminal, wait for it, return its output; the terminal is
         always released (also on error or cancellation). ``--result|``"""
 
-        def run(terminal_id: str) -> reactivex.Observable[CommandResult]:
+        def run(created: CreateTerminalResponse) -> reactivex.Observable[CommandResult]:
+            terminal_id = created.terminal_id
+            # not tracked by the turn: the release still goes out when the turn is cancelled
             release = self._core.call(
                 "terminal/release",
                 ReleaseTerminalRequest(session_id=self.session_id, terminal_id=terminal_id),
             )
 
-            def to_result(out: TerminalOutputResponse) -> CommandResult:
-                status = out.exit_status
-                return CommandResult(
-                    output=out.output,
-                    exit_code=status.exit_code if status else None,
-                    signal=status.signal if status else None,
-                    truncated=out.truncated,
-                )
-
-            def finish(_exit: Any) -> reactivex.Observable[CommandResult]:
-                output: reactivex.Observable[CommandResult] = self.terminal_output(
-                    terminal_id
-                ).pipe(ops.map(to_result))
-                return output
+            def finish(_exit: WaitForTerminalExitResponse) -> reactivex.Observable[CommandResult]:
+                return self.terminal_output(terminal_id=terminal_id).pipe(ops.map(_command_result))
 
             def release_now() -> None:
                 release.subscribe(on_error=lambda _e: None)
 
-            work: reactivex.Observable[CommandResult] = self.wait_for_terminal_exit(
-                terminal_id
-            ).pipe(ops.flat_map(finish))
-            return work.pipe(ops.finally_action(release_now))
+            return self.wait_for_terminal_exit(terminal_id=terminal_id).pipe(
+                ops.flat_map(finish), ops.finally_action(release_now)
+            )
 
         created = self.create_terminal(
-            command, args, env=env, cwd=cwd, output_byte_limit=output_byte_limit
+            command=command,
+            args=list(args) or None,
+            env=[EnvVariable(name=k, value=v) for k, v in env.items()] if env else None,
+            cwd=cwd,
+            output_byte_limit=output_byte_limit,
         )
-        result: AcpObservable[CommandResult] = created.pipe(ops.flat_map(run))
-        return result
-
-    def create_elicitation(
-        self, request: CreateElicitationRequest
-    ) -> AcpObservable[CreateElicitationResponse]:
-        """``elicitation/create`` (needs ``elicitation``). ``--response|``"""
-        return self._call("elicitation/create", request)
+        return created.pipe(ops.flat_map(run))
 
 
-class SyncPromptContext(_ContextBase):
+_P = ParamSpec("_P")
+
+
+class _Blocking(Generic[_P, _R]):
+    """The blocking twin of a :class:`PromptContext` helper: same parameters, the value."""
+
+    def __init__(self, helper: Callable[Concatenate[PromptContext, _P], reactivex.Observable[_R]]):
+        self._helper = helper
+        self.__doc__ = f"Blocking :meth:`PromptContext.{helper.__name__}`.\n\n{helper.__doc__}"
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Blocking[_P, _R]: ...
+    @overload
+    def __get__(self, obj: SyncPromptContext, owner: type[Any]) -> Callable[_P, _R]: ...
+    def __get__(self, obj: SyncPromptContext | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        helper, name = self._helper, self._helper.__name__
+
+        def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            return obj._block(helper(obj._async, *args, **kwargs), name)
+
+        call.__name__, call.__doc__ = name, self.__doc__
+        return call
+
+
+class SyncPromptContext(_ContextBase, SyncClientCalls):
     """The blocking handler's context: the same calls, returning values and raising errors.
 
     Calls wait at most the agent's request timeout (the request itself times out first);
@@ -403,83 +378,8 @@ class SyncPromptContext(_ContextBase):
         """The Observable view of the same turn (``when_cancelled()`` lives there)."""
         return self._async
 
-    def _block(self, source: reactivex.Observable[_R]) -> _R:
-        """The one blocking wait of the sync context: ``source``'s last value, typed."""
-        if self._core.session.runner.in_loop():
-            raise RuntimeError("a SyncPromptContext call would block the connection's event loop")
-        timeout = self._core.session.request_timeout
-        value = wait_for(
-            source, None if timeout is None else timeout + 5.0, what="prompt context call"
-        )
-        return cast(_R, value)
-
-    def read_file(self, path: str, *, line: int | None = None, limit: int | None = None) -> str:
-        """``fs/read_text_file``: the file's text (needs ``fs.readTextFile``)."""
-        return self._block(self._async.read_file(path, line=line, limit=limit))
-
-    def write_file(self, path: str, content: str) -> None:
-        """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
-        self._block(self._async.write_file(path, content))
-
-    def request_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
-        """``session/request_permission`` as given."""
-        return self._block(self._async.request_permission(request))
-
-    def ask_permission(self, action: str) -> bool:
-        """Ask allow/reject for ``action``: True only if the user chose *allow*."""
-        return self._block(self._async.ask_permission(action))
-
-    def ask_choice(self, question: str, options: Sequence[str]) -> str | None:
-        """Ask the user to pick one of ``options``; the chosen text, or None if cancelled."""
-        return self._block(self._async.ask_choice(question, options))
-
-    def create_terminal(
-        self,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        output_byte_limit: int | None = None,
-    ) -> str:
-        """``terminal/create``: the new terminal's id."""
-        return self._block(
-            self._async.create_terminal(
-                command, args, env=env, cwd=cwd, output_byte_limit=output_byte_limit
-            )
-        )
-
-    def terminal_output(self, terminal_id: str) -> TerminalOutputResponse:
-        """``terminal/output``."""
-        return self._block(self._async.terminal_output(terminal_id))
-
-    def wait_for_terminal_exit(self, terminal_id: str) -> WaitForTerminalExitResponse:
-        """``terminal/wait_for_exit``."""
-        return self._block(self._async.wait_for_terminal_exit(terminal_id))
-
-    def kill_terminal(self, terminal_id: str) -> None:
-        """``terminal/kill``."""
-        self._block(self._async.kill_terminal(terminal_id))
-
-    def release_terminal(self, terminal_id: str) -> None:
-        """``terminal/release``."""
-        self._block(self._async.release_terminal(terminal_id))
-
-    def execute(
-        self,
-        command: str,
-        *args: str,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        output_byte_limit: int | None = None,
-    ) -> CommandResult:
-        """Run a command in a client terminal and return its output (terminal always released)."""
-        return self._block(
-            self._async.execute(
-                command, *args, env=env, cwd=cwd, output_byte_limit=output_byte_limit
-            )
-        )
-
-    def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
-        """``elicitation/create``."""
-        return self._block(self._async.create_elicitation(request))
+    read_file = _Blocking(PromptContext.read_file)
+    write_file = _Blocking(PromptContext.write_file)
+    ask_permission = _Blocking(PromptContext.ask_permission)
+    ask_choice = _Blocking(PromptContext.ask_choice)
+    execute = _Blocking(PromptContext.execute)

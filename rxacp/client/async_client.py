@@ -194,9 +194,12 @@ class AcpAsyncClient(PlainCalls):
             )
         params = coerce(m.METHODS[m.INITIALIZE], request)
         requested = int(getattr(params, "protocol_version", LATEST_PROTOCOL_VERSION))
+
+        def initialized(response: InitializeResponse) -> InitializeResponse:
+            return self._on_initialized(requested, response)
+
         source: AcpObservable[InitializeResponse] = self._call(m.INITIALIZE, params).pipe(
-            ops.map(lambda response: self._on_initialized(requested, response)),
-            ops.catch(self._with_stderr_tail),
+            ops.map(initialized), ops.catch(self._with_stderr_tail)
         )
         return source
 

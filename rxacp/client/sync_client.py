@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import reactivex
 
@@ -73,7 +73,7 @@ class AcpSyncClient:
     def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
         self._check_caller(what)
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS
-        value = cast(_T, wait_for(source, limit, what=what, waiter=self._wait))
+        value = wait_for(source, limit, what=what, waiter=self._wait)
         self._flush_consumers(limit)
         return value
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import reactivex
 
 from ..errors import AcpTimeoutException
 
 __all__ = ["Waiter", "wait_for"]
+
+_T = TypeVar("_T")
 
 Waiter = Callable[[threading.Event, "float | None"], bool]
 """Blocks until the event is set or the timeout passed; returns whether it was set."""
@@ -29,13 +31,16 @@ def _event_wait(event: threading.Event, timeout: float | None) -> bool:
 
 
 def wait_for(
-    source: reactivex.Observable[Any],
+    source: reactivex.Observable[_T],
     timeout: float | None,
     *,
     what: str = "call",
     waiter: Waiter = _event_wait,
-) -> Any:
+) -> _T:
     """Subscribe, wait for the last value (``None`` if empty) or raise the error.
+
+    Typed ``Observable[T] -> T``: an Observable that may complete empty is an
+    ``Observable[T | None]``.
 
     Raises :class:`AcpTimeoutException` if nothing ends the Observable within ``timeout``
     seconds (``None``: wait forever). Disposes the subscription on timeout or interruption.
@@ -60,4 +65,4 @@ def wait_for(
         raise
     if "error" in box:
         raise box["error"]
-    return box.get("value")
+    return cast(_T, box.get("value"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Generator
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 import reactivex
 from reactivex import abc
@@ -30,6 +30,13 @@ from .direct import subscribe_direct
 __all__ = ["AcpObservable"]
 
 _T = TypeVar("_T")
+_A = TypeVar("_A")
+_B = TypeVar("_B")
+_C = TypeVar("_C")
+_D = TypeVar("_D")
+_E = TypeVar("_E")
+_F = TypeVar("_F")
+_G = TypeVar("_G")
 
 
 class AcpObservable(reactivex.Observable[_T]):
@@ -62,8 +69,144 @@ class AcpObservable(reactivex.Observable[_T]):
             )
         return subscribe_direct(self, cast(Any, on_next), on_error, on_completed, scheduler)
 
+    # mypy rejects an override whose overloads narrow the base's (``Observable[B]`` from the last
+    # operator -> ``AcpObservable[B]``) although it is type-safe: the result is a subclass of
+    # what the base returns for the same operators. The one ignore of this module.
+    @overload  # type: ignore[override]
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], reactivex.Observable[_A]],
+    ) -> AcpObservable[_A]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+    ) -> _A: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], reactivex.Observable[_B]],
+    ) -> AcpObservable[_B]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+    ) -> _B: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], reactivex.Observable[_C]],
+    ) -> AcpObservable[_C]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+    ) -> _C: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], reactivex.Observable[_D]],
+    ) -> AcpObservable[_D]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+    ) -> _D: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], reactivex.Observable[_E]],
+    ) -> AcpObservable[_E]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], _E],
+    ) -> _E: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], _E],
+        __op6: Callable[[_E], reactivex.Observable[_F]],
+    ) -> AcpObservable[_F]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], _E],
+        __op6: Callable[[_E], _F],
+    ) -> _F: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], _E],
+        __op6: Callable[[_E], _F],
+        __op7: Callable[[_F], reactivex.Observable[_G]],
+    ) -> AcpObservable[_G]: ...
+
+    @overload
+    def pipe(
+        self,
+        __op1: Callable[[reactivex.Observable[_T]], _A],
+        __op2: Callable[[_A], _B],
+        __op3: Callable[[_B], _C],
+        __op4: Callable[[_C], _D],
+        __op5: Callable[[_D], _E],
+        __op6: Callable[[_E], _F],
+        __op7: Callable[[_F], _G],
+    ) -> _G: ...
+
     def pipe(self, *operators: Callable[[Any], Any]) -> Any:
-        """Like ``Observable.pipe``; the result is an ``AcpObservable`` when it is an Observable."""
+        """Like ``Observable.pipe``; the result is an ``AcpObservable`` when it is an Observable.
+
+        Typed like ``Observable.pipe`` (up to seven operators): when the last operator returns an
+        ``Observable[B]`` the result is an ``AcpObservable[B]``, otherwise what that operator
+        returns (``ops.to_future(...)`` gives a ``Future``)::
+
+            --a--b--|  .pipe(ops.map(f))  ->  --f(a)--f(b)--|   (an AcpObservable)
+        """
         result = super().pipe(*operators)
         if isinstance(result, reactivex.Observable) and not isinstance(result, AcpObservable):
             return _wrap(result)
@@ -93,7 +236,7 @@ class AcpObservable(reactivex.Observable[_T]):
                 "await the Observable instead"
             )
         seconds = to_seconds(timeout, name="timeout")
-        return cast(_T, wait_for(self, seconds, what="block()"))
+        return wait_for(self, seconds, what="block()")
 
     def __await__(self) -> Generator[Any, None, _T]:
         loop = asyncio.get_running_loop()

@@ -92,6 +92,12 @@ CANNED: dict[str, Any] = {
 }
 
 
+def _get(result: Any, key: str) -> Any:
+    """A field of a raw JSON result (typed for lambdas in ``pipe``, whose argument mypy cannot
+    infer: reactivex's own ``Observable.pipe`` behaves the same)."""
+    return result[key]
+
+
 class _Recording(AcpTransport):
     """Wraps a transport and records each incoming message before the engine sees it."""
 
@@ -289,7 +295,7 @@ class FakeAgent:
             )
         elif command == "read":
             source = s.send_request(m.FS_READ_TEXT_FILE, {"sessionId": sid, "path": arg}).pipe(
-                ops.map(lambda r: report("read")(r["content"]))
+                ops.map(lambda r: report("read")(_get(r, "content")))
             )
         elif command == "write":
             source = s.send_request(
@@ -305,7 +311,7 @@ class FakeAgent:
                 "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
             }
             source = s.send_request(m.ELICITATION_CREATE, params).pipe(
-                ops.map(lambda r: report("elicit")(r["action"]))
+                ops.map(lambda r: report("elicit")(_get(r, "action")))
             )
         elif command == "ext":
             source = s.send_request("_test/ping", {"n": 1}).pipe(
@@ -333,7 +339,7 @@ class FakeAgent:
             return run
 
         create = s.send_request(m.TERMINAL_CREATE, {"sessionId": sid, "command": "ls"}).pipe(
-            ops.do_action(lambda r: results.append(f"create={r['terminalId']}"))
+            ops.do_action(lambda r: results.append(f"create={_get(r, 'terminalId')}"))
         )
         chain = create.pipe(
             ops.concat_map(step(m.TERMINAL_OUTPUT, {})),

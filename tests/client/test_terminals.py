@@ -344,7 +344,8 @@ class TerminalAgent:
     def _prompt(self, req: Any, ctx: Any) -> PromptResponse:
         text = req.prompt[0].text
         if text.startswith("leave "):
-            self.terminal_ids.append(ctx.create_terminal(PY, ["-c", text[6:]]))
+            created = ctx.create_terminal(command=PY, args=["-c", text[6:]])
+            self.terminal_ids.append(created.terminal_id)
             return PromptResponse.end_turn()
         result = ctx.execute(PY, "-c", text)
         ctx.send_message(f"{result.output}|{result.exit_code}")

@@ -276,7 +276,8 @@ def test_over_stdio_prompt_turn_streams_the_turn_and_updates_sees_it_too() -> No
     finally:
         client.close()
     assert _chunk_texts(result) == [str(i) for i in range(300)]
-    assert result[-1].stop_reason == "end_turn"
+    answer = result[-1]
+    assert isinstance(answer, PromptResponse) and answer.stop_reason == "end_turn"
     assert texts(seen) == [str(i) for i in range(300)]
 
 

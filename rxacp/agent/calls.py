@@ -93,25 +93,41 @@ class NotificationCall(Protocol[_Req_contra]):
     def __call__(self, notification: _Req_contra | None = None, /, **fields: Any) -> None: ...
 
 
-def _params(caller: _Caller, spec: m.MethodSpec, request: Any, fields: dict[str, Any]) -> Any:
-    """The request to send: as given, or built from ``fields`` (``session_id`` defaulted)."""
-    model = spec.params_type
-    if request is not None:
-        if fields:
-            raise TypeError(f"{spec.python_name}() takes a request or keywords, not both")
-        if not isinstance(request, model | dict):
+class _Params:
+    """Builds one method's request: as given, or from keywords (``session_id`` defaulted).
+
+    Made once per method: the model's field names are looked up here, not per call.
+    """
+
+    __slots__ = ("_accepted", "_model", "_name", "_names", "_session")
+
+    def __init__(self, spec: m.MethodSpec) -> None:
+        self._model = model = spec.params_type
+        self._accepted = (model, dict)
+        self._name = spec.python_name
+        self._names = frozenset(model.model_fields)
+        self._session = "session_id" in self._names
+
+    def __call__(self, caller: _Caller, request: Any, fields: dict[str, Any]) -> Any:
+        if request is not None:
+            if fields:
+                raise TypeError(f"{self._name}() takes a request or keywords, not both")
+            if not isinstance(request, self._accepted):
+                raise TypeError(
+                    f"{self._name}() takes a {self._model.__name__} (or its fields as "
+                    f"keywords), not {type(request).__name__}"
+                )
+            return request
+        if not self._names.issuperset(fields):
+            unknown = sorted(set(fields) - self._names)
             raise TypeError(
-                f"{spec.python_name}() takes a {model.__name__} (or its fields as keywords), "
-                f"not {type(request).__name__}"
+                f"{self._name}() got unknown field(s) of {self._model.__name__}: {unknown}"
             )
-        return request
-    unknown = sorted(set(fields) - set(model.model_fields))
-    if unknown:
-        raise TypeError(f"{spec.python_name}() got unknown field(s) of {model.__name__}: {unknown}")
-    session_id = caller._call_session_id()
-    if session_id is not None and "session_id" in model.model_fields:
-        fields.setdefault("session_id", session_id)
-    return model(**fields)
+        if self._session and "session_id" not in fields:
+            session_id = caller._call_session_id()
+            if session_id is not None:
+                fields["session_id"] = session_id
+        return self._model(**fields)
 
 
 def _spec(method: str, params: type[Any], result: type[Any] | None) -> m.MethodSpec:
@@ -144,6 +160,7 @@ class _Method:
         if name != spec.python_name:
             raise TypeError(f"{owner.__name__}.{name}: {spec.name} is called {spec.python_name}")
         self._fn.__name__ = self._fn.__qualname__ = name
+        self.__doc__ = self._fn.__doc__  # help(AcpAsyncAgent.read_text_file) shows the call's
 
     def _bind(self, obj: object) -> Any:
         return types.MethodType(self._fn, obj)
@@ -157,9 +174,10 @@ class Request(_Method, Generic[_Req, _Resp]):
 
     def __init__(self, method: str, params: type[_Req], result: type[_Resp]) -> None:
         self.spec = spec = _spec(method, params, result)
+        build = _Params(spec)
 
         def call(caller: _Caller, request: Any = None, /, **fields: Any) -> AcpObservable[Any]:
-            return caller._send(spec.name, _params(caller, spec, request, fields))
+            return caller._send(spec.name, build(caller, request, fields))
 
         call.__doc__ = _doc(spec, "a cold Observable of the response. ``--response|``")
         self._fn = call
@@ -181,9 +199,10 @@ class BlockingRequest(_Method, Generic[_Req, _Resp]):
 
     def __init__(self, spec: m.MethodSpec) -> None:
         self.spec = spec
+        build = _Params(spec)
 
         def call(caller: _BlockingCaller, request: Any = None, /, **fields: Any) -> Any:
-            source = caller._send(spec.name, _params(caller, spec, request, fields))
+            source = caller._send(spec.name, build(caller, request, fields))
             return caller._block(source, spec.name)
 
         call.__doc__ = _doc(spec, "blocks until the response and returns it.")
@@ -204,9 +223,10 @@ class Notification(_Method, Generic[_Req]):
 
     def __init__(self, method: str, params: type[_Req]) -> None:
         self.spec = spec = _spec(method, params, None)
+        build = _Params(spec)
 
         def call(caller: _Caller, notification: Any = None, /, **fields: Any) -> None:
-            caller._notify(spec.name, _params(caller, spec, notification, fields))
+            caller._notify(spec.name, build(caller, notification, fields))
 
         call.__doc__ = _doc(spec, "sent at once (a notification has no answer).")
         self._fn = call

@@ -2,11 +2,16 @@
 first use), ``slow`` for the long soak and size runs. ``field`` is set by ``tests/field``.
 
 A quick offline subset: ``python -m pytest -m "not interop and not field and not slow"``.
+
+Suite-wide fixtures ``harnesses`` and ``peers``: a list the test appends what it starts to
+(agent harnesses, raw peer processes); each is closed after the test.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +31,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.interop)
         if path in _SLOW:
             item.add_marker(pytest.mark.slow)
+
+
+def _closed_after_the_test() -> Iterator[list[Any]]:
+    started: list[Any] = []
+    yield started
+    for item in started:
+        item.close()
+
+
+harnesses = pytest.fixture(_closed_after_the_test, name="harnesses")
+peers = pytest.fixture(_closed_after_the_test, name="peers")

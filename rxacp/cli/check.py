@@ -24,9 +24,9 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
 from typing import IO
 
+from .agent_arg import add_agent_argument, parse_agent
 from .check_report import (
     GROUPS,
     REPORT_FORMAT,
@@ -55,13 +55,7 @@ EXIT_USAGE = 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``rxacp check`` options."""
-    parser.add_argument(
-        "--agent",
-        required=True,
-        metavar='"CMD ARGS"',
-        help='the agent command line, e.g. "npx my-agent --acp", or a WebSocket agent\'s '
-        "ws:// / wss:// URL (needs rxacp[websocket])",
-    )
+    add_agent_argument(parser, "npx my-agent --acp")
     parser.add_argument(
         "--auth", metavar="METHOD_ID", help="authenticate with this auth method before session/new"
     )
@@ -101,41 +95,9 @@ def run_checks(options: CheckOptions) -> list[CheckResult]:
     return asyncio.run(Checker(options).run())
 
 
-def _command(agent: str, err: IO[str]) -> list[str] | None:
-    agent = agent.strip()
-    if agent.startswith(("ws://", "wss://")):
-        try:
-            from ..transport.websocket import WebSocketAcpClientTransport
-        except ImportError as exc:
-            err.write(f"rxacp check: {exc}\n")
-            return None
-        try:
-            WebSocketAcpClientTransport(agent)
-        except ValueError as exc:
-            err.write(f"rxacp check: --agent: {exc}\n")
-            return None
-        return [agent]
-    try:
-        command = shlex.split(agent)
-    except ValueError as exc:
-        err.write(f"rxacp check: cannot parse --agent: {exc}\n")
-        return None
-    if not command:
-        err.write("rxacp check: --agent is empty\n")
-        return None
-    if "://" in command[0]:
-        scheme = command[0].split("://", 1)[0]
-        err.write(
-            f"rxacp check: --agent {command[0]!r}: only a command line (stdio) or a ws:// / "
-            f"wss:// URL is supported, not {scheme}://\n"
-        )
-        return None
-    return command
-
-
 def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
     """Run ``rxacp check`` with parsed ``args``; returns the exit code."""
-    command = _command(args.agent, err)
+    command = parse_agent(args.agent, "rxacp check", err)
     if command is None:
         return EXIT_USAGE
     for name in ("timeout", "startup_timeout"):

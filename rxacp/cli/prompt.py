@@ -50,8 +50,9 @@ from ..schema import (
     RequestPermissionResponse as PermissionResponse,
 )
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
+from .agent_arg import add_agent_argument, is_url, parse_agent
 from .interact import Aborted, PermissionPolicy, Waiter, auth_help
-from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled
+from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled, is_terminal
 
 __all__ = ["PermissionPolicy", "add_arguments", "make_transport", "run"]
 
@@ -60,13 +61,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``rxacp prompt`` options."""
-    parser.add_argument(
-        "--agent",
-        required=True,
-        metavar='"CMD ARGS"',
-        help='the agent command line, e.g. "python -m rxacp.testing.reference_agent", '
-        "or a WebSocket agent's ws:// / wss:// URL (needs rxacp[websocket])",
-    )
+    add_agent_argument(parser, "python -m rxacp.testing.reference_agent")
     parser.add_argument(
         "--token",
         metavar="TOKEN",
@@ -132,29 +127,13 @@ def make_transport(
     """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code.
 
     ``token``: the bearer token a ws:// agent started with ``token=`` requires."""
-    agent = agent.strip()
-    if agent.startswith(("ws://", "wss://")):
-        try:
-            from ..transport.websocket import WebSocketAcpClientTransport
-        except ImportError as exc:
-            err.write(f"{prog}: {exc}\n")
-            return EXIT_USAGE
-        return WebSocketAcpClientTransport(agent, token=token)
-    try:
-        command = shlex.split(agent)
-    except ValueError as exc:
-        err.write(f"{prog}: cannot parse --agent: {exc}\n")
+    command = parse_agent(agent, prog, err)
+    if command is None:
         return EXIT_USAGE
-    if not command:
-        err.write(f"{prog}: --agent is empty; give the agent's command line\n")
-        return EXIT_USAGE
-    if "://" in command[0]:
-        scheme = command[0].split("://", 1)[0]
-        err.write(
-            f"{prog}: --agent {command[0]!r}: only a command line (stdio) or a ws:// / wss:// "
-            f"URL is supported, not {scheme}://\n"
-        )
-        return EXIT_USAGE
+    if is_url(agent):
+        from ..transport.websocket import WebSocketAcpClientTransport
+
+        return WebSocketAcpClientTransport(command[0], token=token)
     if shutil.which(command[0]) is None:
         err.write(f"{prog}: cannot find the agent command {command[0]!r}\n")
         return EXIT_ERROR
@@ -212,7 +191,7 @@ def run(
     style = show.style
     waiter = Waiter(show.say, style, progress_every=args.progress_every)
     interactive = not args.text
-    stdin_tty = _isatty(stdin)
+    stdin_tty = is_terminal(stdin)
     fs = WorkspaceFileSystem(
         cwd, on_access=lambda action, path: show.say(style(f"· {action} {clean(path)}", "dim"))
     )
@@ -392,11 +371,3 @@ class _Session:
                 self.show.say(
                     style("aborted: the turn was disposed ($/cancel_request sent)", "red")
                 )
-
-
-def _isatty(stream: IO[str] | None) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except (OSError, ValueError):
-        return False

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from ..schema import SessionNotification
 
-__all__ = ["JsonRenderer", "Style", "UpdateRenderer", "clean", "colors_enabled"]
+__all__ = ["JsonRenderer", "Style", "UpdateRenderer", "clean", "colors_enabled", "is_terminal"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -60,13 +60,7 @@ _CODES = {
 def colors_enabled(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
     """True if ``stream`` is a terminal and ``NO_COLOR`` is not set to a non-empty value."""
     env = os.environ if environ is None else environ
-    if env.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except (OSError, ValueError):
-        return False
+    return not env.get("NO_COLOR") and is_terminal(stream)
 
 
 class Style:
@@ -100,7 +94,7 @@ _STATUS_KINDS = frozenset(
 def _same_destination(out: IO[str], side: IO[str]) -> bool:
     """True when ``out`` and ``side`` end up in one place: the same object, the same file or
     pipe (``2>&1``), or both terminals."""
-    if out is side or (_isatty(out) and _isatty(side)):
+    if out is side or (is_terminal(out) and is_terminal(side)):
         return True
     try:
         a, b = os.fstat(out.fileno()), os.fstat(side.fileno())
@@ -109,7 +103,8 @@ def _same_destination(out: IO[str], side: IO[str]) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _isatty(stream: IO[str]) -> bool:
+def is_terminal(stream: IO[str] | None) -> bool:
+    """True if ``stream`` is a terminal (False for ``None``, a closed or a fake stream)."""
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())

@@ -72,18 +72,15 @@ class MockAcpAgentBuilder(MockBuilder[MockAcpAgent]):
 
     def cancel_grace_period(self, period: Duration | None) -> Self:
         """The mock agent's cancel grace period (default 5 s)."""
-        self._options["cancel_grace_period"] = period
-        return self
+        return self._option("cancel_grace_period", period)
 
     def agent_capabilities(self, capabilities: AcpModel | Mapping[str, Any]) -> Self:
         """Advertise exactly these capabilities."""
-        self._options["agent_capabilities"] = capabilities
-        return self
+        return self._option("agent_capabilities", capabilities)
 
     def agent_info(self, info: Implementation | Mapping[str, Any]) -> Self:
         """The ``agentInfo`` to advertise."""
-        self._options["agent_info"] = info
-        return self
+        return self._option("agent_info", info)
 
     def _create(self) -> MockAcpAgent:
         return MockAcpAgent(self._transport, **self._options)
@@ -143,13 +140,11 @@ class MockAcpClientBuilder(MockBuilder[MockAcpClient]):
 
     def client_capabilities(self, capabilities: ClientCapabilities | Mapping[str, Any]) -> Self:
         """What ``initialize`` advertises (default :data:`DEFAULT_CLIENT_CAPABILITIES`)."""
-        self._options["client_capabilities"] = capabilities
-        return self
+        return self._option("client_capabilities", capabilities)
 
     def cwd(self, cwd: str) -> Self:
         """Working directory of the sessions it creates (default ``/``)."""
-        self._options["cwd"] = cwd
-        return self
+        return self._option("cwd", cwd)
 
     def _create(self) -> MockAcpClient:
         return MockAcpClient(self._transport, **self._options)

@@ -155,15 +155,17 @@ class MockBuilder(Generic[_M]):
         self._transport = transport
         self._options: dict[str, Any] = {}
 
+    def _option(self, name: str, value: Any) -> Self:
+        self._options[name] = value
+        return self
+
     def request_timeout(self, timeout: Duration | None) -> Self:
         """Timeout of the mock's own requests to its peer (default 5 s)."""
-        self._options["request_timeout"] = timeout
-        return self
+        return self._option("request_timeout", timeout)
 
     def timeout(self, seconds: float) -> Self:
         """Bound of the mock's own waits (``expect_*``; default 5 s)."""
-        self._options["timeout"] = seconds
-        return self
+        return self._option("timeout", seconds)
 
     def _create(self) -> _M:
         raise NotImplementedError

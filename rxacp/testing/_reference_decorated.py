@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import schema
 from ..agent import AcpAsyncAgent, SyncPromptContext
 from ..agent.support import (
     AcpAgentSupport,
@@ -21,19 +22,6 @@ from ..agent.support import (
     new_session,
     prompt,
     set_session_mode,
-)
-from ..schema import (
-    CloseSessionRequest,
-    ListSessionsRequest,
-    ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-    SessionNotification,
-    SetSessionModeRequest,
 )
 from ..transport import AcpTransport
 from ._reference_run import run_blocking
@@ -50,37 +38,39 @@ class ReferenceDecoratedAgent:
         self.sessions = sessions
         self.agent: AcpAsyncAgent | None = None
 
-    def _send(self, note: SessionNotification) -> None:
+    def _send(self, note: schema.SessionNotification) -> None:
         assert self.agent is not None
         self.agent.send_session_update(note)
 
     @new_session
-    def new_session(self, request: NewSessionRequest) -> NewSessionResponse:
+    def new_session(self, request: schema.NewSessionRequest) -> schema.NewSessionResponse:
         """``session/new``."""
         return self.sessions.new_session(request)
 
     @load_session
-    def load_session(self, request: LoadSessionRequest) -> LoadSessionResponse:
+    def load_session(self, request: schema.LoadSessionRequest) -> schema.LoadSessionResponse:
         """``session/load`` (replays the history)."""
         return self.sessions.load_session(request, self._send)
 
     @list_sessions
-    def list_sessions(self, request: ListSessionsRequest) -> ListSessionsResponse:
+    def list_sessions(self, request: schema.ListSessionsRequest) -> schema.ListSessionsResponse:
         """``session/list``."""
         return self.sessions.list_sessions(request)
 
     @close_session
-    def close_session(self, request: CloseSessionRequest) -> None:
+    def close_session(self, request: schema.CloseSessionRequest) -> None:
         """``session/close``."""
         self.sessions.close_session(request)
 
     @set_session_mode
-    def set_mode(self, request: SetSessionModeRequest) -> None:
+    def set_mode(self, request: schema.SetSessionModeRequest) -> None:
         """``session/set_mode``."""
         self.sessions.set_mode(request)
 
     @prompt
-    def prompt(self, request: PromptRequest, ctx: SyncPromptContext) -> PromptResponse | None:
+    def prompt(
+        self, request: schema.PromptRequest, ctx: SyncPromptContext
+    ) -> schema.PromptResponse | None:
         """``session/prompt``: the behaviour script selected by the text."""
         return run_blocking(self.sessions.script(request), ctx)
 

@@ -23,6 +23,7 @@ from ..schema import PromptResponse
 from ._reference_script import (
     AskPermission,
     Effect,
+    Finished,
     Pause,
     ReadFile,
     RunCommand,
@@ -30,6 +31,7 @@ from ._reference_script import (
     Script,
     Update,
     WriteFile,
+    resume,
 )
 
 __all__ = ["run_blocking", "run_reactive"]
@@ -56,16 +58,13 @@ def run_blocking(script: Script, ctx: SyncPromptContext) -> PromptResponse | Non
     ctx.on_cancel(cancelled.set)
     value: Any = None
     error: Exception | None = None
-    while True:
-        try:
-            effect = script.send(value) if error is None else script.throw(error)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
+    while not isinstance(step := resume(script, value, error), Finished):
         value, error = None, None
         try:
-            value = _perform_blocking(effect, ctx, cancelled)
+            value = _perform_blocking(step, ctx, cancelled)
         except Exception as exc:
             error = exc
+    return step.value
 
 
 def _perform_blocking(effect: Effect, ctx: SyncPromptContext, cancelled: threading.Event) -> Any:
@@ -76,6 +75,12 @@ def _perform_blocking(effect: Effect, ctx: SyncPromptContext, cancelled: threadi
             return cancelled.wait(effect.seconds)
         threading.Event().wait(effect.seconds)  # deliberately deaf to cancellation
         return False
+    return _client_call(effect, ctx)
+
+
+def _client_call(effect: Effect, ctx: PromptContext | SyncPromptContext) -> Any:
+    """The agent→client call ``effect`` stands for: its value from a blocking context, an
+    Observable of it from a reactive one (the two contexts name the calls alike)."""
     if isinstance(effect, ReadFile):
         return ctx.read_file(effect.path)
     if isinstance(effect, WriteFile):
@@ -258,23 +263,9 @@ class _Driver:
             def on_completed() -> None:
                 settle(last[0], None)
 
-            self._current = _perform_reactive(effect, ctx).subscribe(
-                on_next, on_error, on_completed
-            )
+            self._current = _client_call(effect, ctx).subscribe(on_next, on_error, on_completed)
         if box:  # settled while subscribing
             self._release()
             return box[0]
         waiting[0] = True
         return None
-
-
-def _perform_reactive(effect: Effect, ctx: PromptContext) -> reactivex.Observable[Any]:
-    if isinstance(effect, ReadFile):
-        return ctx.read_file(effect.path)
-    if isinstance(effect, WriteFile):
-        return ctx.write_file(effect.path, effect.content)
-    if isinstance(effect, AskPermission):
-        return ctx.request_permission(effect.request)
-    if isinstance(effect, RunCommand):
-        return ctx.execute(effect.command, *effect.args)
-    raise TypeError(f"unknown effect {effect!r}")

@@ -37,6 +37,7 @@ __all__ = [
     "VOCABULARY",
     "AskPermission",
     "Effect",
+    "Finished",
     "Pause",
     "ReadFile",
     "RunCommand",
@@ -45,6 +46,7 @@ __all__ = [
     "Update",
     "WriteFile",
     "recorded",
+    "resume",
     "script_for",
 ]
 
@@ -353,18 +355,31 @@ def script_for(text: str, session_id: str) -> Script:
     return behaviour(rest.strip(), session_id)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """What :func:`resume` returns once the script returned ``value``."""
+
+    value: PromptResponse | None
+
+
+def resume(script: Script, value: Any = None, error: Exception | None = None) -> Effect | Finished:
+    """Give ``script`` the outcome of its last effect (``value``, or ``error`` raised into it);
+    returns its next effect, or :class:`Finished` with what it returned."""
+    try:
+        return script.send(value) if error is None else script.throw(error)
+    except StopIteration as stop:
+        return Finished(stop.value)
+
+
 def recorded(script: Script, sink: Callable[[str], None]) -> Script:
     """``script``, passing the text of every agent message it says to ``sink`` (history)."""
     value: Any = None
     error: Exception | None = None
-    while True:
+    while not isinstance(step := resume(script, value, error), Finished):
+        if isinstance(step, Say) and not step.thought:
+            sink(step.text)
         try:
-            effect = script.send(value) if error is None else script.throw(error)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        if isinstance(effect, Say) and not effect.thought:
-            sink(effect.text)
-        try:
-            value, error = (yield effect), None
+            value, error = (yield step), None
         except Exception as exc:
             value, error = None, exc
+    return step.value

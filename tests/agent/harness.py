@@ -30,12 +30,24 @@ class AgentHarness:
         builder: AcpAgentBuilder[Any] = (
             AcpAgent.sync(self.peer) if api == "sync" else AcpAgent.async_(self.peer)
         )
+        self._start(builder, grace, max_duration, configure, client_capabilities)
+
+    def _start(
+        self,
+        builder: Any,
+        grace: float | None,
+        max_duration: float | None,
+        configure: Any,
+        client_capabilities: dict[str, Any] | None,
+    ) -> None:
+        """Put ``builder`` on the virtual clock with the timeouts, apply ``configure``, build
+        and start the agent; ``initialize`` it when ``client_capabilities`` are given."""
         builder.scheduler(self.clock).cancel_grace_period(grace or 0).max_prompt_duration(
             max_duration or 0
         )
         if configure is not None:
             configure(builder)
-        self.agent = builder.build()
+        self.agent: Any = builder.build()
         self.agent.start()
         self._next_id = 100
         if client_capabilities is not None:

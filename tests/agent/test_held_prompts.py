@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -68,14 +67,6 @@ class Script:
             return reactivex.never()
         ctx.send_message(text.removeprefix("echo "))
         return PromptResponse.end_turn()
-
-
-@pytest.fixture
-def harnesses() -> Iterator[list[AgentHarness]]:
-    made: list[AgentHarness] = []
-    yield made
-    for h in made:
-        h.close()
 
 
 def make(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -82,14 +81,6 @@ def never_answers(api: str, gate: Gate) -> Any:
         return reactivex.never()
 
     return async_handler
-
-
-@pytest.fixture
-def harnesses() -> Iterator[list[AgentHarness]]:
-    made: list[AgentHarness] = []
-    yield made
-    for h in made:
-        h.close()
 
 
 def make(harnesses: list[AgentHarness], api: str, handler: Any, **kw: Any) -> AgentHarness:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,14 +17,6 @@ from tests.agent_support.harness import SupportHarness
 from tests.session.conftest import ScriptedTransport
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def harnesses() -> Iterator[list[AgentHarness]]:
-    made: list[AgentHarness] = []
-    yield made
-    for h in made:
-        h.close()
 
 
 @pytest.mark.parametrize("api", ["sync", "async"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,14 +13,6 @@ from .raw_peer import RawPeer
 pytestmark = pytest.mark.timeout(60)
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "rendezvous_agent.py")
-
-
-@pytest.fixture
-def peers() -> Iterator[list[RawPeer]]:
-    started: list[RawPeer] = []
-    yield started
-    for peer in started:
-        peer.close()
 
 
 @pytest.mark.parametrize("api", ["sync", "decorators"])

@@ -31,20 +31,5 @@ class SupportHarness(AgentHarness):
     ) -> None:
         self.peer = ScriptedTransport()
         self.clock = TestScheduler()
-        builder: AcpAgentSupportBuilder = (
-            AcpAgentSupport.create(instance)
-            .transport(self.peer)
-            .scheduler(self.clock)
-            .cancel_grace_period(grace or 0)
-            .max_prompt_duration(max_duration or 0)
-        )
-        if configure is not None:
-            configure(builder)
-        self.agent = builder.build()
-        self.agent.start()
-        self._next_id = 100
-        if client_capabilities is not None:
-            answer = self.request(
-                "initialize", {"protocolVersion": 1, "clientCapabilities": client_capabilities}
-            )
-            assert "result" in answer, answer
+        builder: AcpAgentSupportBuilder = AcpAgentSupport.create(instance).transport(self.peer)
+        self._start(builder, grace, max_duration, configure, client_capabilities)

@@ -214,25 +214,37 @@ def test_cancel_only_answers_permission_requests_of_its_own_session(rig: Rig) ->
     assert client.pending_permission_requests == 1
 
 
+_PERMISSION_PARAMS = {
+    "sessionId": SID,
+    "toolCall": {"toolCallId": "c"},
+    "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("handler", "method", "params"),
+    [
+        ("request_permission_handler", m.SESSION_REQUEST_PERMISSION, _PERMISSION_PARAMS),
+        ("read_text_file_handler", m.FS_READ_TEXT_FILE, {"sessionId": SID, "path": "/tmp/x"}),
+    ],
+    ids=["permission", "read"],
+)
 def test_agent_cancel_request_disposes_the_client_handler_and_answers_request_cancelled(
-    rig: Rig,
+    rig: Rig, handler: str, method: str, params: dict[str, Any]
 ) -> None:
     asked = threading.Event()
     disposed = threading.Event()
 
-    def ask(req: Any) -> reactivex.Observable[RequestPermissionResponse]:
+    def never_answers(_req: Any) -> reactivex.Observable[Any]:
         asked.set()
         return reactivex.never().pipe(ops.finally_action(disposed.set))
 
-    client = rig.async_builder().request_permission_handler(ask).build()
+    builder = rig.async_builder()
+    getattr(builder, handler)(never_answers)
+    client = builder.build()
     rig.on_close(client.close)
     client.initialize().run()
-    params = {
-        "sessionId": SID,
-        "toolCall": {"toolCallId": "c"},
-        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
-    }
-    subscription = rig.agent.session.send_request(m.SESSION_REQUEST_PERMISSION, params).subscribe()
+    subscription = rig.agent.session.send_request(method, params).subscribe()
     assert asked.wait(3)
     subscription.dispose()  # the agent's engine sends $/cancel_request
     assert disposed.wait(3)
@@ -269,27 +281,6 @@ def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig
     client.session.runner.call(lambda: later.on_next(ReadTextFileResponse(content="late")))
     assert answered.wait(3)
     assert got[0]["content"] == "late"  # the raw answer (no result type given)
-
-
-def test_agent_cancel_request_disposes_a_pending_read_handler(rig: Rig) -> None:
-    asked = threading.Event()
-    disposed = threading.Event()
-
-    def read(_req: Any) -> reactivex.Observable[ReadTextFileResponse]:
-        asked.set()
-        return reactivex.never().pipe(ops.finally_action(disposed.set))
-
-    client = rig.async_builder().read_text_file_handler(read).build()
-    rig.on_close(client.close)
-    client.initialize().run()
-    params = {"sessionId": SID, "path": "/tmp/x"}
-    subscription = rig.agent.session.send_request(m.FS_READ_TEXT_FILE, params).subscribe()
-    assert asked.wait(3)
-    subscription.dispose()  # the agent's engine sends $/cancel_request
-    assert disposed.wait(3)
-    rig.agent.wait_for(
-        lambda: any(x.get("error", {}).get("code") == -32800 for x in rig.agent.received)
-    )
 
 
 def test_a_read_handler_returning_defer_of_just_is_answered_with_its_value(rig: Rig) -> None:

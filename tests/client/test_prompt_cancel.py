@@ -147,23 +147,26 @@ def _cancel_once_prompted(rig: Rig, stop: CancellationSignal) -> None:
     stop.cancel()
 
 
-def test_sync_prompt_stopped_from_another_thread_returns_the_cancelled_answer(rig: Rig) -> None:
+def _stopped_once_prompted(rig: Rig) -> tuple[Any, list[Any], CancellationSignal]:
+    """A sync client recording its updates, and a signal another thread cancels as soon as
+    the agent got the prompt."""
     updates: list[Any] = []
     client = rig.sync_builder().session_update_consumer(updates.append).build()
     rig.on_close(client.close)
     stop = CancellationSignal()
     threading.Thread(target=_cancel_once_prompted, args=(rig, stop), daemon=True).start()
+    return client, updates, stop
+
+
+def test_sync_prompt_stopped_from_another_thread_returns_the_cancelled_answer(rig: Rig) -> None:
+    client, updates, stop = _stopped_once_prompted(rig)
     answer = client.prompt(PromptRequest.text(SID, "wait"), stop)
     assert answer.stop_reason == "cancelled" and texts(updates) == ["after-cancel"]
     assert rig.agent.count(m.SESSION_CANCEL) == 1
 
 
 def test_cancel_then_an_immediate_new_prompt_runs_a_fresh_turn(rig: Rig) -> None:
-    updates: list[Any] = []
-    client = rig.sync_builder().session_update_consumer(updates.append).build()
-    rig.on_close(client.close)
-    stop = CancellationSignal()
-    threading.Thread(target=_cancel_once_prompted, args=(rig, stop), daemon=True).start()
+    client, updates, stop = _stopped_once_prompted(rig)
     first = client.prompt(PromptRequest.text(SID, "wait"), stop)
     second = client.prompt(PromptRequest.text(SID, "echo next"), CancellationSignal())
     assert (first.stop_reason, second.stop_reason) == ("cancelled", "end_turn")

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,14 +17,6 @@ from tests.agent.raw_peer import ROOT, WAIT, RawPeer
 pytestmark = pytest.mark.timeout(90)
 
 SAMPLES = os.path.join(ROOT, "examples", "from_java")
-
-
-@pytest.fixture
-def peers() -> Iterator[list[RawPeer]]:
-    started: list[RawPeer] = []
-    yield started
-    for peer in started:
-        peer.close()
 
 
 def _agent(peers: list[RawPeer], name: str, **kw: Any) -> RawPeer:

@@ -17,15 +17,9 @@ for the peers' code (``tests/interop/ts/``) or for the conformance checker.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import hashlib
-import json
 import logging
-import os
-import subprocess
-import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +37,16 @@ from rxacp.schema import (
     SessionNotification,
     TextContent,
 )
-from rxacp.testing._reference_script import STREAM_WORDS
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 from tests.interop.matrix import MATRIX, SCENARIOS, Matrix
+from tests.interop.peer_clients import (
+    CANCEL_BOUND_MS,
+    CHECKS,
+    STREAM_N,
+    Check,
+    run_peer_client,
+    scenario_facts,
+)
 from tests.setup_scripts import run_setup_script
 
 __all__: list[str] = []
@@ -57,30 +58,14 @@ TS_CLIENT = TS_DIR / "ts_client.mjs"
 SETUP_TIMEOUT_S = 420.0
 WAIT_S = 30.0  # a bound for waits that succeed at once; generous for a loaded machine
 """Bound of every wait in these tests (an answer normally takes milliseconds)."""
-STREAM_N = 10_000
 SLOW_SECONDS = 5
 """``slow`` runs this long unless cancelled; cancellation must answer far sooner."""
-CANCEL_BOUND_MS = 2_000
 TS_FAIL_CODE = -32042
 """The code ``ts_agent.mjs`` answers ``fail`` with."""
 NON_ASCII = "ünïcödé ✓ 日本語 — ölçü\nzweite Zeile: ß\n"
 
 RXACP_TO_TS = "rxacp client -> TS-SDK agent"
 APIS = ("sync", "async", "decorators")
-TS_CLIENT_SCENARIO = {
-    "initialize": "initialize",
-    "new_session": "new_session",
-    "echo": "echo",
-    "stream_10000": "stream",
-    "read_non_ascii": "read",
-    "permission_allow": "permission_allow",
-    "permission_reject": "permission_reject",
-    "session_cancel": "cancel",
-    "cancel_request": "cancel_request",
-    "error_code": "fail",
-    "unknown_method": "unknown_method",
-}
-"""Matrix scenario -> the scenario name ts_client.mjs knows."""
 
 
 def ts_to_rxacp(api: str) -> str:
@@ -330,95 +315,22 @@ def test_an_unknown_method_gets_method_not_found_from_the_ts_sdk_agent(
 
 
 # ------------------------------------------------------------ TS-SDK client -> rxacp agent
-def _run_ts_client(api: str, file: Path) -> dict[str, Any]:
-    """Run every scenario of ts_client.mjs against the reference agent with ``api``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    command = [
-        "node",
-        str(TS_CLIENT),
-        "--scenarios",
-        ",".join(TS_CLIENT_SCENARIO.values()),
-        "--file",
-        str(file),
-        "--timeout",
-        "60",
-        "--",
-        sys.executable,
-        "-m",
-        "rxacp.testing.reference_agent",
-        "--api",
-        api,
-    ]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        return {"_fatal": f"ts_client.mjs did not finish within 300 s: {exc}"}
-    results: dict[str, Any] = {}
-    for line in done.stdout.splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            fact = json.loads(line)
-            if isinstance(fact, dict) and "scenario" in fact:
-                results[fact["scenario"]] = fact
-    results["_exit"] = done.returncode
-    results["_stderr"] = done.stderr[-3000:]
-    return results
-
-
 @pytest.fixture(scope="module")
 def ts_client_results(ts_peers: Path, unicode_file: Path) -> dict[str, dict[str, Any]]:
     """The TS client's facts per API (all three APIs run concurrently, once per module)."""
     with concurrent.futures.ThreadPoolExecutor(len(APIS)) as pool:
-        futures = {api: pool.submit(_run_ts_client, api, unicode_file) for api in APIS}
+        futures = {
+            api: pool.submit(
+                run_peer_client,
+                ["node", str(TS_CLIENT)],
+                api,
+                unicode_file,
+                timeout_s=300,
+                step_timeout_s=60,
+            )
+            for api in APIS
+        }
         return {api: f.result(timeout=120) for api, f in futures.items()}
-
-
-def _expected_stream_digest() -> str:
-    texts = [STREAM_WORDS[i % len(STREAM_WORDS)] + " " for i in range(STREAM_N)]
-    return hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()
-
-
-def _check_initialize(f: dict[str, Any], _file: Path) -> None:
-    assert f["protocolVersion"] == 1
-    assert f["agentInfo"]["name"] == "rxacp-reference"
-
-
-def _check_new_session(f: dict[str, Any], _file: Path) -> None:
-    first, second = f["sessionIds"]
-    assert first and second and first != second
-
-
-def _check_echo(f: dict[str, Any], _file: Path) -> None:
-    assert f["stopReason"] == "end_turn" and f["texts"] == [f["expected"]]
-
-
-def _check_stream(f: dict[str, Any], _file: Path) -> None:
-    assert f["stopReason"] == "end_turn"
-    assert f["count"] == STREAM_N and f["allUpdates"] == STREAM_N
-    assert f["digest"] == _expected_stream_digest(), "updates out of order or altered"
-    assert f["afterAnswer"] == 0
-
-
-def _check_read(f: dict[str, Any], file: Path) -> None:
-    assert f["stopReason"] == "end_turn"
-    assert f["servedReads"] == 1
-    assert f["texts"] == [NON_ASCII] and f["expected"] == file.read_text(encoding="utf-8")
-
-
-def _check_permission(choice: str) -> Callable[[dict[str, Any], Path], None]:
-    def check(f: dict[str, Any], _file: Path) -> None:
-        assert f["stopReason"] == "end_turn"
-        assert f["chosen"] == choice and f["texts"] == [choice]
-
-    return check
-
-
-def _check_cancel(f: dict[str, Any], _file: Path) -> None:
-    assert f["error"] is None and f["stopReason"] == "cancelled"
-    assert f["afterAnswer"] == 0, "session/update after the answer"
-    assert f["cancelToAnswerMs"] < CANCEL_BOUND_MS
 
 
 def _check_cancel_request(f: dict[str, Any], _file: Path) -> None:
@@ -436,22 +348,10 @@ def _check_fail(f: dict[str, Any], _file: Path) -> None:
     assert f["error"]["code"] == -32603
 
 
-def _check_unknown_method(f: dict[str, Any], _file: Path) -> None:
-    assert f["error"]["code"] == -32601
-
-
-CHECKS: dict[str, Callable[[dict[str, Any], Path], None]] = {
-    "initialize": _check_initialize,
-    "new_session": _check_new_session,
-    "echo": _check_echo,
-    "stream_10000": _check_stream,
-    "read_non_ascii": _check_read,
-    "permission_allow": _check_permission("allow"),
-    "permission_reject": _check_permission("reject"),
-    "session_cancel": _check_cancel,
+TS_CHECKS: dict[str, Check] = {
+    **CHECKS,
     "cancel_request": _check_cancel_request,
     "error_code": _check_fail,
-    "unknown_method": _check_unknown_method,
 }
 
 
@@ -465,11 +365,7 @@ def test_ts_sdk_client_drives_the_rxacp_reference_agent(
     scenario: str,
 ) -> None:
     with matrix.cell(ts_to_rxacp(api), scenario):
-        run = ts_client_results[api]
-        assert "_fatal" not in run, run.get("_fatal")
-        facts = run.get(TS_CLIENT_SCENARIO[scenario])
-        assert facts is not None, f"ts_client.mjs reported nothing; stderr:\n{run['_stderr']}"
-        assert "fatal" not in facts, f"{facts['fatal']}: {facts.get('agentStderr', '')}"
+        facts = scenario_facts(ts_client_results[api], scenario, "ts_client.mjs")
         if "agentStderr" in facts:  # the scenario threw inside ts_client.mjs
             pytest.fail(f"scenario crashed in ts_client.mjs: {facts}")
-        CHECKS[scenario](facts, unicode_file)
+        TS_CHECKS[scenario](facts, unicode_file)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import reactivex
 from reactivex import operators as ops
 from reactivex.subject import Subject
@@ -29,6 +31,10 @@ class Recorder:
 
     def subscribe(self, obs: reactivex.Observable[Any]) -> Any:
         return obs.subscribe(self.values.append, self._on_error, self._on_completed)
+
+    def send(self, obs: reactivex.Observable[Any], peer: ScriptedTransport) -> tuple[Any, Any]:
+        """Subscribe to the request ``obs``; returns the subscription and the request sent."""
+        return self.subscribe(obs), peer.sent()
 
     def _on_error(self, e: Exception) -> None:
         self.error = e
@@ -67,8 +73,7 @@ def test_result_answer_emits_the_result_then_completes(
 ) -> None:
     session, peer = scripted
     rec = Recorder()
-    rec.subscribe(session.send_request("m", None))
-    req = peer.sent()
+    _, req = rec.send(session.send_request("m", None), peer)
     assert "params" not in req
     peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"ok": True}})
     rec.wait()
@@ -81,8 +86,7 @@ def test_error_answer_errors_with_protocol_exception_keeping_code_message_data(
 ) -> None:
     session, peer = scripted
     rec = Recorder()
-    rec.subscribe(session.send_request("m", {}))
-    req = peer.sent()
+    _, req = rec.send(session.send_request("m", {}), peer)
     peer.inject(
         {
             "jsonrpc": "2.0",
@@ -100,8 +104,7 @@ def test_dispose_before_answer_sends_exactly_one_cancel_request_and_drops_the_la
 ) -> None:
     session, peer = scripted
     rec = Recorder()
-    sub = rec.subscribe(session.send_request("slow", {}))
-    req = peer.sent()
+    sub, req = rec.send(session.send_request("slow", {}), peer)
     sub.dispose()
     sub.dispose()
     cancel = peer.sent()
@@ -119,8 +122,7 @@ def test_dispose_before_answer_sends_exactly_one_cancel_request_and_drops_the_la
 def test_dispose_after_answer_sends_nothing(scripted: tuple[AcpSession, ScriptedTransport]) -> None:
     session, peer = scripted
     rec = Recorder()
-    sub = rec.subscribe(session.send_request("m", {}))
-    req = peer.sent()
+    sub, req = rec.send(session.send_request("m", {}), peer)
     peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {}})
     rec.wait()
     sub.dispose()
@@ -133,8 +135,7 @@ def test_take_until_a_trigger_cancels_the_request(
     session, peer = scripted
     trigger: Subject[int] = Subject()
     rec = Recorder()
-    rec.subscribe(session.send_request("m", {}).pipe(ops.take_until(trigger)))
-    req = peer.sent()
+    _, req = rec.send(session.send_request("m", {}).pipe(ops.take_until(trigger)), peer)
     trigger.on_next(1)
     rec.wait()
     assert rec.completed and rec.values == []
@@ -145,42 +146,43 @@ def test_take_until_a_trigger_cancels_the_request(
     }
 
 
-def test_timeout_in_virtual_time_cancels_and_errors_with_timeout_error() -> None:
+@pytest.fixture
+def timed() -> Iterator[tuple[AcpSession, ScriptedTransport, TestScheduler]]:
+    """A started session with a 5 s request timeout on a virtual clock."""
     peer = ScriptedTransport()
     clock = TestScheduler()
     session = AcpSession(peer, role="test", scheduler=clock, request_timeout=5.0)
     session.start()
-    try:
-        rec = Recorder()
-        rec.subscribe(session.send_request("m", {}))
-        req = peer.sent()
-        flush(session)
-        clock.advance_by(4.9)
-        flush(session)
-        assert not rec.done.is_set()
-        clock.advance_by(0.2)
-        rec.wait()
-        assert isinstance(rec.error, AcpTimeoutException) and isinstance(rec.error, TimeoutError)
-        assert peer.sent()["params"] == {"requestId": req["id"]}
-        assert session.pending_request_count == 0
-    finally:
-        session.close()
+    yield session, peer, clock
+    session.close()
 
 
-def test_per_request_timeout_none_disables_the_timer() -> None:
-    peer = ScriptedTransport()
-    clock = TestScheduler()
-    session = AcpSession(peer, role="test", scheduler=clock, request_timeout=5.0)
-    session.start()
-    try:
-        rec = Recorder()
-        rec.subscribe(session.send_request("session/prompt", {}, timeout=None))
-        peer.sent()
-        flush(session)
-        clock.advance_by(3600)
-        assert peer.nothing_sent(session) and not rec.done.is_set()
-    finally:
-        session.close()
+def test_timeout_in_virtual_time_cancels_and_errors_with_timeout_error(
+    timed: tuple[AcpSession, ScriptedTransport, TestScheduler],
+) -> None:
+    session, peer, clock = timed
+    rec = Recorder()
+    _, req = rec.send(session.send_request("m", {}), peer)
+    flush(session)
+    clock.advance_by(4.9)
+    flush(session)
+    assert not rec.done.is_set()
+    clock.advance_by(0.2)
+    rec.wait()
+    assert isinstance(rec.error, AcpTimeoutException) and isinstance(rec.error, TimeoutError)
+    assert peer.sent()["params"] == {"requestId": req["id"]}
+    assert session.pending_request_count == 0
+
+
+def test_per_request_timeout_none_disables_the_timer(
+    timed: tuple[AcpSession, ScriptedTransport, TestScheduler],
+) -> None:
+    session, peer, clock = timed
+    rec = Recorder()
+    rec.send(session.send_request("session/prompt", {}, timeout=None), peer)
+    flush(session)
+    clock.advance_by(3600)
+    assert peer.nothing_sent(session) and not rec.done.is_set()
 
 
 def test_peer_eof_errors_every_pending_request_at_once_with_the_reason(
@@ -189,8 +191,7 @@ def test_peer_eof_errors_every_pending_request_at_once_with_the_reason(
     session, peer = scripted
     recs = [Recorder() for _ in range(3)]
     for rec in recs:
-        rec.subscribe(session.send_request("m", {}))
-        peer.sent()
+        rec.send(session.send_request("m", {}), peer)
     peer.eof(exit_code=3, stderr_tail="boom")
     for rec in recs:
         rec.wait(1.0)
@@ -203,8 +204,7 @@ def test_close_errors_pending_requests_and_is_idempotent() -> None:
     session = AcpSession(peer, role="test")
     session.start()
     rec = Recorder()
-    rec.subscribe(session.send_request("m", {}))
-    peer.sent()
+    rec.send(session.send_request("m", {}), peer)
     session.close()
     session.close()
     rec.wait(1.0)
@@ -238,8 +238,7 @@ def test_typed_result_is_parsed_with_from_wire(
 
     session, peer = scripted
     rec = Recorder()
-    rec.subscribe(session.send_request("m", {}, Box))
-    req = peer.sent()
+    _, req = rec.send(session.send_request("m", {}, Box), peer)
     peer.inject({"jsonrpc": "2.0", "id": req["id"], "result": {"x": 1}})
     rec.wait()
     assert isinstance(rec.values[0], Box) and rec.values[0].v == {"x": 1}
@@ -250,8 +249,7 @@ def test_unknown_and_duplicate_responses_do_not_disturb_pending_requests(
 ) -> None:
     session, peer = scripted
     rec = Recorder()
-    rec.subscribe(session.send_request("m", {}))
-    req = peer.sent()
+    _, req = rec.send(session.send_request("m", {}), peer)
     peer.inject({"jsonrpc": "2.0", "id": 999, "result": {}})
     peer.inject({"jsonrpc": "2.0", "id": "abc", "result": {}})
     flush(session)

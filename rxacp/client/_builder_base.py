@@ -213,7 +213,7 @@ class ClientBuilderBase(Generic[_Client]):
     def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
         """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker
         pool (Java ``SyncSpec.handlerExecutor``). The application owns the executor (rxacp
-        never shuts it down). Consumers stay on the client's ordered consumer thread."""
+        never shuts it down). Consumers stay off the executor (ordered, see ``AcpSyncClient``)."""
         if not isinstance(executor, concurrent.futures.Executor):
             raise TypeError(
                 f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"

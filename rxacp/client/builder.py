@@ -131,7 +131,8 @@ class AcpAsyncClientBuilder(ClientBuilderBase[AcpAsyncClient]):
 
 class AcpSyncClientBuilder(ClientBuilderBase[AcpSyncClient]):
     """Builds an :class:`AcpSyncClient`. Handlers return values and run on the worker pool
-    (they may block); consumers run on the client's consumer thread, one notification after
+    (they may block); consumers run off the loop (on a thread waiting in a blocking call of the
+    client, else on its consumer thread), one notification after
     another in arrival order (they may block too: the agent is then read more slowly)."""
 
     def __init__(self, transport: AcpTransport) -> None:

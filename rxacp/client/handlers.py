@@ -89,9 +89,12 @@ class ClientHandlers:
         """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
         self.session_closed_listeners: list[Callable[[str], object]] = []
         """Called with the session id after the client's ``session/close`` for it settled."""
-        self.consumer_thread: ConsumerThread | None = ConsumerThread() if blocking else None
+        self.consumer_thread: ConsumerThread | None = (
+            ConsumerThread(caller_runs=True) if blocking else None
+        )
         """The sync client's consumers (and extension notification handlers) run here, in
-        arrival order, off the loop; the async client's run on the loop."""
+        arrival order, off the loop (on the thread waiting in a blocking call of the client,
+        else on the consumer thread); the async client's run on the loop."""
 
 
 class PermissionTracker:
@@ -323,7 +326,8 @@ def _consumers_handler(
 
 
 def _blocking_call(fn: Callable[[Any], Any], value: Any, session: AcpSession | None) -> None:
-    """A sync client's consumer call, on the consumer thread: a returned Observable is waited
+    """A sync client's consumer call, off the loop (see ``ConsumerThread``): a returned
+    Observable is waited
     for there, and an ``async def`` consumer's coroutine is awaited on the connection's loop
     (either holds the next consumer call, as on the loop)."""
     result = fn(value)

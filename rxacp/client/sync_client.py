@@ -39,6 +39,8 @@ _T = TypeVar("_T")
 
 _log = logging.getLogger("rxacp.client")
 
+_DEFAULT_WAIT: Waiter = threading.Event.wait
+
 WAIT_SLACK_SECONDS = 5.0
 """Extra time a blocking call waits beyond the engine's own timeout before giving up."""
 
@@ -49,8 +51,10 @@ class AcpSyncClient:
     Methods return the agent's answer or raise (``AcpProtocolException``,
     ``AcpCapabilityException``, ``AcpTimeoutException``, ``AcpConnectionException``). Safe to
     call from several threads at once and from request handlers (they run on the worker pool).
-    Consumers run on the client's consumer thread (``rxacp-client-consumer-N``), one
-    notification after another; a consumer may send ``cancel`` but not make a blocking call.
+    Consumers run one notification after another, in arrival order, never on the loop: on a
+    thread that waits in one of this client's blocking calls (it runs them while it waits, so no
+    other thread is woken), else on the client's consumer thread (``rxacp-client-consumer-N``).
+    A consumer may send ``cancel`` but not make a blocking call.
 
     Ctrl-C while a call waits disposes it: the agent gets ``$/cancel_request`` and
     ``KeyboardInterrupt`` propagates. (Test seam: ``_wait`` is the :data:`Waiter` used for every
@@ -67,12 +71,19 @@ class AcpSyncClient:
         self._async = delegate
         self._request_timeout = request_timeout
         self._consumers = consumer_thread
-        self._wait: Waiter = threading.Event.wait
+        self._wait: Waiter = _DEFAULT_WAIT
 
     # ------------------------------------------------------------------ plumbing
     def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
         self._check_caller(what)
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS
+        consumers = self._consumers
+        if consumers is not None and consumers.caller_runs and self._wait is _DEFAULT_WAIT:
+            # this thread runs the consumers while it waits (no hop to the consumer thread)
+            # and for the updates that came before the answer (its flush)
+            wakeup = consumers.new_wakeup()
+            waiter = consumers.wait_helping
+            return wait_for(source, limit, what=what, waiter=waiter, event=wakeup)
         value = wait_for(source, limit, what=what, waiter=self._wait)
         self._flush_consumers(limit)
         return value

@@ -36,6 +36,7 @@ def wait_for(
     *,
     what: str = "call",
     waiter: Waiter = _event_wait,
+    event: threading.Event | None = None,
 ) -> _T:
     """Subscribe, wait for the last value (``None`` if empty) or raise the error.
 
@@ -44,9 +45,10 @@ def wait_for(
 
     Raises :class:`AcpTimeoutException` if nothing ends the Observable within ``timeout``
     seconds (``None``: wait forever). Disposes the subscription on timeout or interruption.
-    ``waiter`` performs the wait (a test seam: it may raise to simulate Ctrl-C).
+    ``waiter`` performs the wait (a test seam: it may raise to simulate Ctrl-C) on ``event``
+    (default: a new ``threading.Event``; the sync client passes one its waiter sleeps on).
     """
-    done = threading.Event()
+    done = threading.Event() if event is None else event
     box: dict[str, Any] = {}
 
     def on_next(value: Any) -> None:

@@ -77,9 +77,7 @@ def ext_client(request: pytest.FixtureRequest, rig: Rig) -> Iterator[tuple[Any, 
         return holder["client"].ext_method("_nope/missing")
 
     builder = (
-        rig.async_builder()
-        if request.param == "memory"
-        else AcpClient.async_(stdio_transport())
+        rig.async_builder() if request.param == "memory" else AcpClient.async_(stdio_transport())
     )
     client = (
         builder.session_update_consumer(updates.append).ext_request_handler("_test/ping", ping)
@@ -137,8 +135,10 @@ def test_an_agent_handler_letting_the_clients_error_escape_answers_32603_not_the
             raise AcpProtocolException(-32002, "my own not-found", {"mine": True})
         return ctx.read_file("/missing")
 
-    builder = AcpAgent.sync(pair.agent_transport) if api == "sync" else AcpAgent.async_(
-        pair.agent_transport
+    builder = (
+        AcpAgent.sync(pair.agent_transport)
+        if api == "sync"
+        else AcpAgent.async_(pair.agent_transport)
     )
     agent = (
         builder.initialize_handler(lambda req: InitializeResponse.ok())

@@ -244,8 +244,10 @@ def test_async_def_handlers_are_awaited_by_both_agent_apis(api: str) -> None:
         await asyncio.sleep(0)
         return PromptResponse.end_turn()
 
-    builder = AcpAgent.sync(pair.agent_transport) if api == "sync" else AcpAgent.async_(
-        pair.agent_transport
+    builder = (
+        AcpAgent.sync(pair.agent_transport)
+        if api == "sync"
+        else AcpAgent.async_(pair.agent_transport)
     )
     agent = (
         builder.initialize_handler(lambda req: InitializeResponse.ok())

@@ -1,5 +1,7 @@
-"""Issue 19.2: the sync client's consumers run on one ordered consumer thread per client, off the
-connection's loop (the async client keeps running them on the loop)."""
+"""Issue 19.2: the sync client's consumers run one at a time in arrival order, off the connection's
+loop: on the thread blocked in one of the client's calls while there is one (issue 21: no hop to
+another thread), else on the client's consumer thread (the async client keeps running them on
+the loop)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from rxacp.client import CancellationSignal
 from rxacp.schema import PromptRequest, SessionNotification
 
 from .._notes import chunk_text
+from ..reliability.conftest import wait_until
 from .conftest import Rig, texts
 
 pytestmark = pytest.mark.timeout(30)
@@ -19,9 +23,7 @@ SID = "sess-1"
 WAIT = 10.0
 
 
-def test_sync_consumers_run_in_order_on_the_clients_consumer_thread_before_prompt_returns(
-    rig: Rig,
-) -> None:
+def test_sync_consumers_run_in_order_off_the_loop_before_prompt_returns(rig: Rig) -> None:
     seen: list[tuple[str, str, int]] = []
 
     def first(note: SessionNotification) -> None:
@@ -44,8 +46,34 @@ def test_sync_consumers_run_in_order_on_the_clients_consumer_thread_before_promp
     # every update of the turn was consumed, in order, before prompt() returned
     assert texts(updates) == [str(i) for i in range(50)]
     assert [name for name, _, _ in seen] == ["first", "second"] * 50
-    threads = {thread for _, thread, _ in seen}
-    assert len(threads) == 1 and threads.pop().startswith("rxacp-client-consumer-")
+    caller = threading.current_thread().name
+    for _, thread, _ in seen:  # the caller while it waited, or the consumer thread
+        assert thread == caller or thread.startswith("rxacp-client-consumer-"), thread
+
+
+def test_a_caller_blocked_in_prompt_runs_the_consumers_itself(rig: Rig) -> None:
+    ran_on: list[str] = []
+    client = (
+        rig.sync_builder()
+        .session_update_consumer(lambda n: ran_on.append(threading.current_thread().name))
+        .build()
+    )
+    rig.on_close(client.close)
+    client.initialize()
+    stop = CancellationSignal()
+    answers: list[Any] = []
+    turn = threading.Thread(
+        target=lambda: answers.append(client.prompt(PromptRequest.text(SID, "wait"), stop)),
+        name="caller",
+    )
+    turn.start()
+    consumers = client._consumers
+    assert consumers is not None
+    assert wait_until(lambda: consumers.waiting_callers == 1, WAIT), "prompt() is not waiting"
+    stop.cancel()  # the agent now sends one update, then its answer
+    turn.join(WAIT)
+    assert answers and answers[0].stop_reason == "cancelled"
+    assert ran_on == ["caller"], "the update went to another thread instead"
 
 
 def test_a_blocking_sync_consumer_does_not_stall_the_connection(rig: Rig) -> None:
@@ -72,22 +100,27 @@ def test_a_blocking_sync_consumer_does_not_stall_the_connection(rig: Rig) -> Non
     assert answers and answers[0].stop_reason == "end_turn"
 
 
-def test_two_sync_clients_have_a_consumer_thread_each() -> None:
+def test_two_sync_clients_have_a_consumer_thread_each_for_updates_nobody_waits_for() -> None:
     names: list[str] = []
     rigs = [Rig(), Rig()]
     try:
         for r in rigs:
-            client = (
-                r.sync_builder()
-                .session_update_consumer(lambda n: names.append(threading.current_thread().name))
-                .build()
-            )
+            consumed = threading.Event()
+
+            def consume(_note: SessionNotification, consumed: threading.Event = consumed) -> None:
+                names.append(threading.current_thread().name)
+                consumed.set()
+
+            client = r.sync_builder().session_update_consumer(consume).build()
             r.on_close(client.close)
-            client.prompt(PromptRequest.text(SID, "echo hi"))
+            # no blocking call of the client waits: the update goes to its consumer thread
+            client.async_client.prompt(PromptRequest.text(SID, "echo hi")).block(WAIT)
+            assert consumed.wait(WAIT)
     finally:
         for r in rigs:
             r.close()
     assert len(names) == 2 and names[0] != names[1]
+    assert all(name.startswith("rxacp-client-consumer-") for name in names)
 
 
 def test_async_client_consumers_still_run_on_the_connection_loop(rig: Rig) -> None:

@@ -27,7 +27,7 @@ Cost, measured in memory on the loaded 2-core box (5000-update turn, min of 3 ru
 update with consumers on the loop, ~52 us through this thread (two thread wake-ups per update);
 a round trip per notification (holding the inbox for each) measured ~72 us, hence the bound.
 With ``caller_runs``, a sync ``prompt`` round trip over stdio against the sync benchmark agent
-costs the client ~25 % less CPU (e.g. 215–298 vs 314–398 us at load 7–9; 13 context switches
+costs the client ~25 % less CPU (e.g. 215-298 vs 314-398 us at load 7-9; 13 context switches
 per round trip across both processes before).
 
 Who runs a call: at most one thread at a time (``_busy``), in queue order. A queued call with

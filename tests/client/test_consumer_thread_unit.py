@@ -3,6 +3,7 @@ waiting caller runs the queued calls itself."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from functools import partial
 
@@ -98,10 +99,12 @@ def test_a_call_queued_while_a_caller_waits_runs_on_that_caller_not_the_consumer
     seen: list[tuple[int, str, bool]] = []
     wakeup, out = thread.new_wakeup(), list[bool]()
     caller = _wait_in(thread, wakeup, out)
+
+    def record(i: int) -> None:
+        seen.append((i, threading.current_thread().name, thread.on_thread()))
+
     for i in range(3):
-        thread.submit(
-            lambda i=i: seen.append((i, threading.current_thread().name, thread.on_thread()))
-        )
+        thread.submit(functools.partial(record, i))
     wakeup.set()  # "the answer": the caller returns once the calls queued before it ran
     caller.join(WAIT)
     assert out == [True]
@@ -130,7 +133,7 @@ def test_calls_stay_in_order_and_one_at_a_time_when_a_caller_and_the_thread_shar
     wakeup, out = thread.new_wakeup(), list[bool]()
     caller = _wait_in(thread, wakeup, out)
     for i in range(1, 4):
-        thread.submit(lambda i=i: call(i))
+        thread.submit(functools.partial(call, i))
     wakeup.set()
     release.set()
     caller.join(WAIT)

@@ -78,6 +78,31 @@ def _plain_wire(result: Any) -> Any:
     return result
 
 
+class _HandlerObserver(abc.ObserverBase[Any]):
+    """The prompt handler's observer: hands the first value, the error or the end to the turn
+    (which answers once) and ignores everything after a terminal event."""
+
+    __slots__ = ("_stopped", "_turn")
+
+    def __init__(self, turn: PromptTurn) -> None:
+        self._turn = turn
+        self._stopped = False
+
+    def on_next(self, value: Any) -> None:
+        if not self._stopped:
+            self._turn._on_result(value)
+
+    def on_error(self, error: Exception) -> None:
+        if not self._stopped:
+            self._stopped = True
+            self._turn._on_error(error)
+
+    def on_completed(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            self._turn._on_completed()
+
+
 class PromptTurn:
     """The state of one prompt turn. Created and driven by :class:`AgentCore` on the loop."""
 
@@ -109,11 +134,9 @@ class PromptTurn:
             self._max_timer = self._core.session.scheduler.schedule_relative(
                 max_seconds, lambda _s, _st: self._on_loop(self._on_max_duration)
             )
-        try:  # the turn's state machine tolerates emissions before `sub` is assigned
-            sub = subscribe_direct(source, self._on_result, self._on_error, self._on_completed)
-        except Exception as exc:
-            self._on_error(exc)
-            return
+        # the turn's state machine tolerates emissions before `sub` is assigned; the observer
+        # is a bare one (no AutoDetachObserver): answering disposes the subscription anyway
+        sub = subscribe_direct(source, observer=_HandlerObserver(self))
         if self.state == ANSWERED:
             sub.dispose()
         else:
@@ -132,7 +155,10 @@ class PromptTurn:
 
     def _on_result(self, value: Any) -> None:
         self._got_value = True
-        self._on_loop(lambda: self._answer(result=value))
+        if self._core.session.runner.in_loop():
+            self._answer(result=value)
+        else:
+            self._on_loop(lambda: self._answer(result=value))
 
     def _on_error(self, error: Exception) -> None:
         self._on_loop(lambda: self._answer(error=error))

@@ -274,21 +274,22 @@ def _consumers_handler(
                 continue
             if result is None:
                 continue
-            if not isinstance(result, reactivex.Observable) and inspect.isawaitable(result):
+            if not isinstance(result, reactivex.Observable):
+                if not inspect.isawaitable(result):
+                    continue  # any other value is ignored
                 result = as_observable(result)  # an async def consumer: awaited on the loop
-            if isinstance(result, reactivex.Observable):
-                # the fast path (Started): an Observable that completed while subscribed lets
-                # the next consumer run at once; one still working holds the rest until it ends
-                started = Started(result)
-                if started.done:
-                    if started.error is not None:
-                        log_error(started.error)
-                    continue
-                return started.waiting().pipe(
-                    ops.ignore_elements(),
-                    ops.catch(log_error),
-                    ops.concat(reactivex.defer(functools.partial(remaining, value, index + 1))),
-                )
+            # the fast path (Started): an Observable that completed while subscribed lets the
+            # next consumer run at once; one still working holds the rest until it ends
+            started = Started(result)
+            if started.done:
+                if started.error is not None:
+                    log_error(started.error)
+                continue
+            return started.waiting().pipe(
+                ops.ignore_elements(),
+                ops.catch(log_error),
+                ops.concat(reactivex.defer(functools.partial(remaining, value, index + 1))),
+            )
         return None
 
     def remaining(value: Any, start: int, _scheduler: Any) -> reactivex.Observable[Any]:

@@ -85,8 +85,7 @@ class AgentHarness:
         self.send({"method": "$/cancel_request", "params": {"requestId": rid}})
 
     def next(self, timeout: float = 3.0) -> dict[str, Any]:
-        msg: dict[str, Any] = self.peer.sent(timeout)
-        return msg
+        return self.peer.sent(timeout)
 
     def next_answer(self, timeout: float = 3.0) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Collect messages until an answer (a message with an id and no method)."""

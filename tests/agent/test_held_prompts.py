@@ -223,6 +223,7 @@ def test_the_option_only_takes_a_bool() -> None:
     from rxacp.agent import AcpAgent
     from tests.session.conftest import ScriptedTransport
 
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="bool"):
         AcpAgent.sync(ScriptedTransport()).hold_prompt_while_cancelling("yes")  # type: ignore[arg-type]
 
@@ -283,6 +284,7 @@ def test_a_held_prompt_whose_turn_outlives_the_bound_is_refused_32600() -> None:
     started: list[bool] = []
     held = HeldPrompts(session, 5.0, enabled=True, active=lambda sid: True)
     try:
+        # SimpleNamespace test doubles with only the turn/request members hold() uses
         assert held.hold(turn, request, lambda: started.append(True))  # type: ignore[arg-type]
         clock.advance_by(5.1)
         flush(session)

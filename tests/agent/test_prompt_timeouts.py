@@ -29,12 +29,14 @@ def test_defaults_none_and_with_copies() -> None:
     assert PromptTimeouts.DEFAULTS.cancel_grace_period == timedelta(seconds=60)  # unchanged
     assert PromptTimeouts.DEFAULTS.with_cancel_grace_period(0) == PromptTimeouts.NONE
     with pytest.raises(dataclasses.FrozenInstanceError):
+        # deliberately writes a frozen field: proves the runtime refusal
         custom.cancel_grace_period = None  # type: ignore[misc]
 
 
 def test_bad_durations_are_refused_naming_the_timer() -> None:
     with pytest.raises(ValueError, match="cancel_grace_period"):
         PromptTimeouts.DEFAULTS.with_cancel_grace_period(-1)
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="max_prompt_duration"):
         PromptTimeouts(max_prompt_duration="PT30M")  # type: ignore[arg-type]
 
@@ -48,6 +50,7 @@ def test_builders_refuse_something_that_is_not_prompt_timeouts() -> None:
     class Agent:
         pass
 
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="PromptTimeouts"):
         AcpAgent.sync(ScriptedTransport()).prompt_timeouts(60)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="PromptTimeouts"):

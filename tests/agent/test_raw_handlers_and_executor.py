@@ -125,5 +125,6 @@ def test_decorator_agents_take_a_handler_executor_too() -> None:
     finally:
         h.close()
         executor.shutdown(wait=False)
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match=r"concurrent\.futures\.Executor"):
         AcpAgentSupport.create(Agent()).handler_executor(object())  # type: ignore[arg-type]

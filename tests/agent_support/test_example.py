@@ -20,7 +20,8 @@ def test_decorator_agent_example_echoes_counts_and_refuses_over_stdio() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stdin, stderr_pipe = proc.stdin, proc.stderr
     lines: queue.Queue[bytes] = queue.Queue()
     stdout = proc.stdout
 
@@ -32,8 +33,8 @@ def test_decorator_agent_example_echoes_counts_and_refuses_over_stdio() -> None:
 
     def request(rid: int, method: str, params: Any) -> list[dict[str, Any]]:
         msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-        proc.stdin.write(json.dumps(msg).encode() + b"\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
+        stdin.write(json.dumps(msg).encode() + b"\n")
+        stdin.flush()
         seen = []
         while True:
             seen.append(json.loads(lines.get(timeout=10)))
@@ -60,10 +61,10 @@ def test_decorator_agent_example_echoes_counts_and_refuses_over_stdio() -> None:
         ]
         assert prompt(5, "fail")[-1]["result"] == {"stopReason": "refusal"}
     finally:
-        proc.stdin.close()
+        stdin.close()
         rc = proc.wait(timeout=10)
-        stderr = proc.stderr.read().decode()  # type: ignore[union-attr]
-        proc.stderr.close()  # type: ignore[union-attr]
+        stderr = stderr_pipe.read().decode()
+        stderr_pipe.close()
         proc.stdout.close()
     assert rc == 0, stderr
     assert "-> session/prompt (CountingAgent.answer)" in stderr

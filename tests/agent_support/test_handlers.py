@@ -210,7 +210,7 @@ def test_returned_observables_answer_with_their_first_value_and_are_disposed_on_
 
         @prompt
         def answer(self, req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
-            text = req.prompt[0].text  # type: ignore[union-attr]
+            text = req.prompt_text()
             if text == "forever":
 
                 def forever(observer: Any, scheduler: Any = None) -> Disposable:

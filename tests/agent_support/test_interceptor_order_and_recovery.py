@@ -82,5 +82,6 @@ def test_interceptors_run_lowest_order_first_whatever_the_order_added() -> None:
 
 
 def test_an_order_that_is_not_an_int_is_refused() -> None:
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="order must be an int"):
         AcpAgentSupport.create(Intercepted([])).interceptor(Recorder("a", []), order="1")  # type: ignore[arg-type]

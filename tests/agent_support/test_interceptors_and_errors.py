@@ -42,7 +42,7 @@ NEW = {"cwd": "/", "mcpServers": []}
 
 
 def _text(req: PromptRequest) -> str:
-    return req.prompt[0].text  # type: ignore[union-attr]
+    return req.prompt_text()
 
 
 @acp_agent(name="errors", version="1")
@@ -291,6 +291,7 @@ class UnknownParam:
 @acp_agent(name="bad", version="1")
 class Unannotated:
     @set_session_mode
+    # deliberately unannotated: proves the decorator's refusal
     def mode(self, req) -> None:  # type: ignore[no-untyped-def]
         ...
 
@@ -349,6 +350,7 @@ def test_bad_declarations_fail_with_clear_errors() -> None:
         AcpAgentSupport.create(Unknown())
     with pytest.raises(ValueError, match=r"@ext_method: .*must start with '_'"):
         ext_method("acme/echo")
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="takes exception types"):
         exception_handler("ValueError")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="@acp_agent needs a non-empty name"):

@@ -35,6 +35,7 @@ def test_acp_client_is_a_factory_not_a_class_to_instantiate() -> None:
 
 
 def test_a_builder_needs_a_transport() -> None:
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="AcpTransport"):
         AcpClient.async_("not a transport")  # type: ignore[arg-type]
 
@@ -83,6 +84,7 @@ def test_builder_rejects_bad_arguments_with_clear_errors(rig: Rig) -> None:
         builder.ext_request_handler("ping", _none)
     with pytest.raises(ValueError, match=r"ext_notification_handler.*must start with '_'"):
         builder.ext_notification_handler("session/update", _none)
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="read_text_file_handler takes a callable"):
         builder.read_text_file_handler("not callable")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="session_update_consumer takes a callable"):

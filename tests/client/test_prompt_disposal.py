@@ -295,6 +295,7 @@ def test_late_answer_waiters_are_bounded_and_released_on_close() -> None:
     released: list[int] = []
     abandoned = AbandonedRequests("client")
     for rid in range(MAX_LATE_WAITERS + 1):
+        # a bare PendingRequest (no result type, observer or timeout): only its id is used
         state = PendingRequest(m.SESSION_PROMPT, {}, None, None, None)  # type: ignore[arg-type]
         state.id = rid
         abandoned.wait_for_late_answer(state, partial(released.append, rid))

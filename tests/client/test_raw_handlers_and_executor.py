@@ -63,5 +63,6 @@ def test_client_methods_with_sdk_rules_are_refused() -> None:
         builder.notification_handler("session/update", lambda p: None)
     with pytest.raises(ValueError, match="request_permission_handler"):
         builder.request_handler("session/request_permission", lambda p: None)
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="Executor"):
         builder.handler_executor(4)  # type: ignore[arg-type]

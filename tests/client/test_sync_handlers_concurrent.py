@@ -14,9 +14,16 @@ import threading
 import pytest
 
 from rxacp.client import AcpClient
-from rxacp.schema import NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse
+from rxacp.schema import (
+    NewSessionRequest,
+    PromptRequest,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    SessionNotification,
+)
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
+from .._notes import chunk_text
 from ..reference_agent.conftest import agent_command, agent_env
 
 pytestmark = pytest.mark.timeout(60)
@@ -40,11 +47,10 @@ def test_blocking_read_handlers_of_two_sessions_run_at_the_same_time_over_stdio(
         except threading.BrokenBarrierError:
             return ReadTextFileResponse(content="alone")
 
-    def record(note: object) -> None:
-        update = note.update  # type: ignore[attr-defined]
-        if getattr(update, "session_update", None) == "agent_message_chunk":
+    def record(note: SessionNotification) -> None:
+        if note.update.session_update == "agent_message_chunk":
             with lock:
-                messages.setdefault(note.session_id, []).append(update.content.text)  # type: ignore[attr-defined]
+                messages.setdefault(note.session_id, []).append(chunk_text(note))
 
     transport = StdioAcpClientTransport(
         AgentParameters(sys.executable, agent_command("--api", "async")[1:], env=agent_env())

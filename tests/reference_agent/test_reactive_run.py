@@ -72,6 +72,7 @@ def start(
 ) -> tuple[Outcome, Any]:
     outcome = Outcome(ctx)
     script = script_for(text, "s1")
+    # FakeContext: a test double with only the PromptContext members the interpreter uses
     subscription = run_reactive(script, ctx, paused).subscribe(  # type: ignore[arg-type]
         outcome.on_next, outcome.errors.append, outcome.on_completed
     )

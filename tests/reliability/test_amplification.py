@@ -21,7 +21,14 @@ from typing import Any
 import pydantic
 
 from rxacp.errors import exception_to_error
-from rxacp.schema import AcpModel, PromptRequest, SessionNotification
+from rxacp.schema import (
+    AcpModel,
+    Content,
+    PromptRequest,
+    SessionNotification,
+    TextContent,
+    ToolCall,
+)
 
 from .conftest import ROOT, Figure, agent_env, reference_agent_argv, rss_kib, scaled
 
@@ -200,7 +207,9 @@ def test_an_invalid_list_records_one_error_however_long_and_lenient_lists_keep_g
     content = [good, *bad[:500], good, {"type": "content"}, good]
     update = {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x", "content": content}
     note = SessionNotification.from_wire({"sessionId": "s", "update": update})
-    assert [c.content.text for c in note.update.content] == ["kept"] * 3  # type: ignore[union-attr]
+    assert isinstance(note.update, ToolCall) and note.update.content is not None
+    kept = [c.content for c in note.update.content if isinstance(c, Content)]
+    assert [c.text for c in kept if isinstance(c, TextContent)] == ["kept"] * 3
 
 
 def test_every_list_of_every_acp_model_stops_at_its_first_invalid_item() -> None:

@@ -15,7 +15,6 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
 
 from rxacp.errors import AcpConnectionException
 from rxacp.session import AcpSession
@@ -31,11 +30,8 @@ PHASES = ("initialize", "prompt", "permission")
 
 def one_trial(phase: str) -> tuple[float, AcpConnectionException]:
     args = [PEER, "--permission"] if phase == "permission" else [PEER]
-    session = AcpSession(
-        StdioAcpClientTransport(AgentParameters(sys.executable, args)),
-        role="client",
-        request_timeout=30.0,
-    )
+    transport = StdioAcpClientTransport(AgentParameters(sys.executable, args))
+    session = AcpSession(transport, role="client", request_timeout=30.0)
     reached = threading.Event()
     session.set_notification_handler("session/update", lambda n: reached.set())
     session.set_request_handler(
@@ -61,11 +57,11 @@ def one_trial(phase: str) -> tuple[float, AcpConnectionException]:
         pending.subscribe(lambda _: done.set(), failed)
         if phase == "initialize":
             # the agent reports each method on stderr as it reads it: wait for that line
-            transport: Any = session._transport
-            assert wait_until(lambda: "got initialize" in (transport._stderr.tail() or ""), 30.0)
+            assert wait_until(lambda: "got initialize" in (transport.stderr_tail or ""), 30.0)
         else:
             assert reached.wait(30.0), f"{phase}: the agent never got there"
-        pid = session._transport.pid  # type: ignore[attr-defined]
+        pid = transport.pid
+        assert pid is not None
         killed = time.monotonic()
         os.kill(pid, signal.SIGKILL)
         assert done.wait(30.0), f"{phase}: the pending request never settled"

@@ -52,13 +52,15 @@ def test_sh_launched_agents_with_a_sigterm_immune_grandchild_leave_nothing_behin
     params = AgentParameters("sh", ["-c", SCRIPT], close_timeout=0.05, terminate_timeout=0.1)
 
     def cycle() -> int:
-        session = AcpSession(StdioAcpClientTransport(params), role="client")
+        transport = StdioAcpClientTransport(params)
+        session = AcpSession(transport, role="client")
         session.start()
         echoed: list[object] = []
         session.set_notification_handler("ping", lambda n: echoed.append(n.params))
         session.send_notification("ping", {"n": 1})  # cat echoes it back as a notification
         assert wait_until(lambda: echoed == [{"n": 1}], 30.0)
-        pgid = session._transport.pid  # type: ignore[attr-defined]
+        pgid = transport.pid
+        assert pgid is not None
         assert wait_until(lambda: sum(p[1] == pgid for p in processes().values()) >= 2, 30.0)
         session.close()
         return int(pgid)

@@ -160,9 +160,13 @@ def test_agent_memory_stays_bounded_while_the_client_stops_reading_a_long_stream
 
 
 def test_write_buffer_marks_are_validated() -> None:
-    for kwargs in ({"write_buffer_high": -1}, {"write_buffer_high": 10, "write_buffer_low": 20}):
+    cases: list[dict[str, Any]] = [
+        {"write_buffer_high": -1},
+        {"write_buffer_high": 10, "write_buffer_low": 20},
+    ]
+    for kwargs in cases:
         try:
-            StdioAcpAgentTransport(**kwargs)  # type: ignore[arg-type]
+            StdioAcpAgentTransport(**kwargs)
         except ValueError as exc:
             assert "write_buffer" in str(exc)
         else:

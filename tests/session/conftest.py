@@ -20,7 +20,7 @@ class ScriptedTransport(AcpTransport):
     """The test plays the peer: ``sent()`` reads what the session wrote, ``inject`` feeds frames."""
 
     def __init__(self) -> None:
-        self._sent: queue.Queue[Any] = queue.Queue()
+        self._sent: queue.Queue[dict[str, Any]] = queue.Queue()  # decoded frames
         self.receiver: FrameReceiver | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.closed = threading.Event()
@@ -55,7 +55,7 @@ class ScriptedTransport(AcpTransport):
         assert self.loop is not None
         self.loop.call_soon_threadsafe(self._signal_closed, TransportClosed("peer closed", **kw))
 
-    def sent(self, timeout: float = 2.0) -> Any:
+    def sent(self, timeout: float = 2.0) -> dict[str, Any]:
         return self._sent.get(timeout=timeout)
 
     def nothing_sent(self, session: AcpSession) -> bool:

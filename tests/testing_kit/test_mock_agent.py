@@ -149,6 +149,7 @@ def test_on_refuses_what_an_agent_cannot_answer(agent: MockAcpAgent, method: str
 def test_on_prompt_refuses_a_script_mixed_with_canned_updates(agent: MockAcpAgent) -> None:
     with pytest.raises(ValueError, match="not both"):
         agent.on_prompt(lambda req, ctx: None, updates=["x"])
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="callable"):
         agent.on_prompt("not callable")  # type: ignore[arg-type]
 

@@ -142,9 +142,11 @@ def test_the_client_builder_never_auto_approves_by_default() -> None:
 
 
 def test_builders_check_their_arguments() -> None:
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="callable"):
         MockAcpAgent.builder().prompt_response("end_turn")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="absolute"):
         MockAcpClient.builder().file_content("relative.txt", "x")
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="callable"):
         MockAcpClient.builder().permission_response("allow")  # type: ignore[arg-type]

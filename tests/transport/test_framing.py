@@ -92,6 +92,7 @@ def test_end_of_stream_delivers_an_unterminated_last_line_and_reports_a_cut_over
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5])
 def test_invalid_cap_is_rejected_with_a_clear_error(bad: object) -> None:
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises((ValueError, TypeError), match="max_frame_bytes"):
         LineFramer(bad)  # type: ignore[arg-type]
 

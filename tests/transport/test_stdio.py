@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+from typing import Any
 
 import pytest
 
@@ -18,8 +19,8 @@ from rxacp.transport.base import Frame
 from ._support import ECHO_AGENT, PYTHON, Recorder, async_test, child_pids, process_state
 
 
-def echo_params(**options: object) -> AgentParameters:
-    return AgentParameters(PYTHON, [ECHO_AGENT], **options)  # type: ignore[arg-type]
+def echo_params(**options: Any) -> AgentParameters:
+    return AgentParameters(PYTHON, [ECHO_AGENT], **options)
 
 
 async def started(params: AgentParameters) -> tuple[StdioAcpClientTransport, Recorder]:
@@ -60,6 +61,7 @@ def test_builder_and_constructor_produce_the_same_parameters() -> None:
 def test_bad_parameters_are_rejected_with_clear_errors() -> None:
     with pytest.raises(ValueError, match="command"):
         AgentParameters("")
+    # deliberately the wrong type: proves the runtime refusal
     with pytest.raises(TypeError, match="list of strings"):
         AgentParameters("agent", args="--one-string")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="close_timeout"):
@@ -359,14 +361,13 @@ async def test_agent_stdout_frames_reach_the_receiver_in_the_read_callback_itsel
     import inspect
 
     callers: list[set[str]] = []
-    rec = Recorder().bind()
-    original = rec.on_frame
 
-    def on_frame(frame: Frame) -> None:
-        callers.append({f.function for f in inspect.stack()[1:12]})
-        original(frame)
+    class CallerRecorder(Recorder):
+        def on_frame(self, frame: Frame) -> None:
+            callers.append({f.function for f in inspect.stack()[1:12]})
+            super().on_frame(frame)
 
-    rec.on_frame = on_frame  # type: ignore[method-assign]
+    rec = CallerRecorder().bind()
     transport = StdioAcpClientTransport(echo_params())
     await transport.start(asyncio.get_running_loop(), rec)
     transport.send(b'{"ping":1}')

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rxacp.agent import AcpAgent
+from rxacp.agent import AcpAgent, AcpSyncAgent
 from rxacp.client import AcpClient
 from rxacp.schema import NewSessionResponse, PromptResponse
 from rxacp.schema.strict import validate_message
@@ -29,7 +29,7 @@ from rxacp.transport.base import Frame
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _agent(pair: InMemoryTransportPair) -> object:
+def _agent(pair: InMemoryTransportPair) -> AcpSyncAgent:
     agent = (
         AcpAgent.sync(pair.agent_transport)
         .new_session_handler(lambda req: NewSessionResponse(session_id="s-1"))
@@ -53,7 +53,7 @@ def test_a_recording_tap_sees_every_message_both_ways_in_order() -> None:
         assert client.prompt({"sessionId": sid, "prompt": [{"type": "text", "text": "x"}]})
     finally:
         client.close()
-        agent.close()  # type: ignore[attr-defined]
+        agent.close()
     frames = tap.frames
     assert frames == seen
     flow = [(f.direction, f.method or "answer") for f in frames]

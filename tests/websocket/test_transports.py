@@ -113,6 +113,7 @@ def test_a_failing_agent_factory_closes_that_connection_with_1011() -> None:
         (lambda: WebSocketAcpAgentServer(echo_factory, path="acp"), "start with '/'"),
         (lambda: WebSocketAcpAgentServer(echo_factory, max_connections=0), "max_connections"),
         (lambda: WebSocketAcpAgentServer(echo_factory, idle_timeout=-1), "idle_timeout"),
+        # deliberately the wrong type: proves the runtime refusal
         (lambda: WebSocketAcpAgentServer("not callable"), "callable"),  # type: ignore[arg-type]
     ],
 )

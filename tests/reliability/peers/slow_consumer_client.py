@@ -17,12 +17,14 @@ import sys
 import time
 
 import reactivex
+from reactivex.abc import SchedulerBase
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 from rxacp.client import AcpClient
-from rxacp.schema import PromptRequest
+from rxacp.schema import PromptRequest, SessionNotification
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
+from tests._notes import chunk_text
 
 FLOOD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flood_agent.py")
 
@@ -45,10 +47,10 @@ def main() -> None:
     count, size, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
     kind = sys.argv[4] if len(sys.argv) > 4 else "timer"
     state = {"next": 0, "disorder": 0}
-    holder: dict[str, object] = {}
+    holder: dict[str, SchedulerBase] = {}
 
-    def consume(note: object) -> reactivex.Observable[int] | None:
-        text = note.update.content.text  # type: ignore[attr-defined]
+    def consume(note: SessionNotification) -> reactivex.Observable[int] | None:
+        text = chunk_text(note)
         if int(text[:9]) != state["next"]:
             state["disorder"] += 1
         state["next"] += 1
@@ -56,7 +58,7 @@ def main() -> None:
             return None
         if kind == "empty":
             return reactivex.empty()
-        return reactivex.timer(delay, scheduler=holder["scheduler"])  # type: ignore[arg-type]
+        return reactivex.timer(delay, scheduler=holder["scheduler"])
 
     transport = StdioAcpClientTransport(AgentParameters(sys.executable, [FLOOD]))
     client = AcpClient.async_(transport).session_update_consumer(consume).build()

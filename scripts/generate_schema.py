@@ -11,8 +11,8 @@ Usage::
     python scripts/generate_schema.py            # writes into rxacp/schema/
     python scripts/generate_schema.py --out DIR  # writes DIR/_generated.py, DIR/unstable/...
 
-Not responsible for: ``methods.py`` (hand-written table), factories (``_factories.py``) or
-Java-style aliases (``helpers.py``).
+Not responsible for: the method table (hand-written, ``_method_table.py``), factories
+(``_factories.py``) or Java-style aliases (``helpers.py``).
 
 Mapping rules (JSON Schema -> Python):
 

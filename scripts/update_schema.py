@@ -22,8 +22,9 @@ What it writes:
   sha256 of every schema file in the package (copied or not), so the provenance is reviewable;
 - the generated modules (``scripts/generate_schema.py``).
 
-Not responsible for: hand-written code that depends on the schema (``methods.py``, factories,
-Java aliases); a schema change that breaks them makes the test suite fail, which is the point.
+Not responsible for: hand-written code that depends on the schema (``_method_table.py``,
+factories, Java aliases); a schema change that breaks them makes the test suite fail, which is
+the point.
 """
 
 from __future__ import annotations

@@ -48,3 +48,15 @@ def test_measure_alternates_agents_and_the_table_shows_median_min_max_per_agent(
     table = bench.table({"agents": {"a": [0.3, 0.1, 0.2]}, "import_rxacp_schema": [0.05]})
     assert "| a | 0.200 | 0.100 | 0.300 | 3 |" in table
     assert "`import rxacp.schema`" in table
+
+
+def test_the_benchmark_starts_rxacp_from_cached_bytecode_like_an_installed_package() -> None:
+    # pip compiles an installed package (the official SDK's, pydantic's); an editable rxacp
+    # under PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every module at every start.
+    bench = _module()
+    bench.compile_rxacp()
+    sources = sorted((ROOT / "rxacp").rglob("*.py"))
+    missing = [
+        str(p) for p in sources if not Path(importlib.util.cache_from_source(str(p))).exists()
+    ]
+    assert sources and missing == []

@@ -160,8 +160,11 @@ class AgentCore:
     # ------------------------------------------------------------------ initialize
     def _initialize(self, req: IncomingRequest) -> reactivex.Observable[Any]:
         request = InitializeRequest.from_wire(req.params if req.params is not None else {})
+        # The capabilities' wire form through the request's serializer, built with its validator
+        # just now: ``client_capabilities.to_wire()`` would build ClientCapabilities' own (cold
+        # start: one model build fewer before the first answer).
         self.client_capabilities = NegotiatedCapabilities(
-            request.client_capabilities or {},
+            request.to_wire().get("clientCapabilities") or {},
             PROTOCOL_VERSION,
             peer="client",
             peer_info=request.client_info,

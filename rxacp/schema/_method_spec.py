@@ -1,0 +1,112 @@
+"""The description of one ACP method (:class:`MethodSpec`) and the table's two constructors.
+
+Re-exported by :mod:`rxacp.schema.methods` (the public home of these names); the table itself is
+``_method_table.py``. Unstable methods name their models (strings), resolved from
+:mod:`rxacp.schema.unstable` the first time a ``*_type`` attribute is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rxacp.schema._base import AcpModel
+
+__all__ = ["MethodKind", "MethodSide", "MethodSpec", "note", "req"]
+
+MethodSide = Literal["agent", "client", "both"]
+"""The side that HANDLES a method; ``"both"`` for ``$/cancel_request`` and ``mcp/message``."""
+MethodKind = Literal["request", "notification"]
+
+_ModelRef = type[AcpModel] | str | None
+"""A model class, or the name of an unstable model (resolved on first use)."""
+
+
+def _resolve(ref: _ModelRef) -> Any:
+    if ref is None or not isinstance(ref, str):
+        return ref
+    from rxacp.schema import unstable  # unstable models load only when used
+
+    return getattr(unstable, ref)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """Everything the SDK needs to know about one ACP method.
+
+    Attributes:
+        name: the JSON-RPC method name.
+        side: the side that handles it (``"agent"``, ``"client"`` or ``"both"``).
+        kind: ``"request"`` (expects a result) or ``"notification"``.
+        params_type: model of ``params``.
+        result_type: model of ``result``; ``None`` for notifications and for a result that may
+            be any JSON value (``mcp/message``, whose ``MessageMcpResponse`` is ``Any``).
+        capability: dotted wire path into the handling side's capabilities that must be
+            present and truthy (``"loadSession"``, ``"sessionCapabilities.list"``,
+            ``"fs.readTextFile"``, ``"terminal"``...); ``None`` if the method is ungated.
+        python_name: snake_case handler/call name (``"new_session"``, ``"prompt"``...).
+        unstable: the method exists only in the unstable schema.
+        notification_type: for a method that may also be sent as a notification
+            (``mcp/message``), the params model of that form.
+
+    The models of unstable methods live in :mod:`rxacp.schema.unstable`, which is imported the
+    first time one of their ``*_type`` attributes is read (not when the table is built).
+    """
+
+    name: str
+    side: MethodSide
+    kind: MethodKind
+    _params: _ModelRef
+    _result: _ModelRef
+    capability: str | None
+    python_name: str
+    unstable: bool
+    _notification: _ModelRef = None
+
+    @property
+    def params_type(self) -> type[AcpModel]:
+        """Model of ``params``."""
+        model: type[AcpModel] = _resolve(self._params)
+        return model
+
+    @property
+    def result_type(self) -> type[AcpModel] | None:
+        """Model of ``result`` (``None``: a notification, or any JSON value)."""
+        model: type[AcpModel] | None = _resolve(self._result)
+        return model
+
+    @property
+    def notification_type(self) -> type[AcpModel] | None:
+        """Params model of the notification form of a method that also has one."""
+        model: type[AcpModel] | None = _resolve(self._notification)
+        return model
+
+
+def req(
+    name: str,
+    side: MethodSide,
+    params: _ModelRef,
+    result: _ModelRef,
+    python_name: str,
+    capability: str | None = None,
+    *,
+    unstable: bool = False,
+    notification_type: _ModelRef = None,
+) -> MethodSpec:
+    """The :class:`MethodSpec` of a request (it expects a result)."""
+    return MethodSpec(
+        name, side, "request", params, result, capability, python_name, unstable, notification_type
+    )
+
+
+def note(
+    name: str,
+    side: MethodSide,
+    params: _ModelRef,
+    python_name: str,
+    capability: str | None = None,
+    *,
+    unstable: bool = False,
+) -> MethodSpec:
+    """The :class:`MethodSpec` of a notification (no result)."""
+    return MethodSpec(name, side, "notification", params, None, capability, python_name, unstable)

@@ -86,29 +86,26 @@ class _StderrCollector:
         return text or None
 
 
-class _DirectStdoutProtocol(asyncio.Protocol):
-    """Hands the agent's stdout data to the transport in the read callback itself.
+class _StdoutProtocol(asyncio.Protocol):
+    """Reads the agent's stdout: a pipe of our own (``os.pipe()`` + ``connect_read_pipe``).
 
     asyncio's subprocess transport defers every ``pipe_data_received`` to a later turn of the
-    loop (one extra loop iteration per read: ~10 % of a round trip's client CPU). This protocol
-    replaces the stdout pipe's own protocol and calls the transport directly; end-of-stream and
-    errors still go through the original protocol, so the subprocess transport's bookkeeping
-    (and the order data → EOF) is unchanged.
+    loop (one extra loop iteration per read: ~10 % of a round trip's client CPU). Reading the
+    pipe with a plain read-pipe transport hands each chunk over in the read callback itself;
+    the order data → end of stream is the pipe transport's own.
     """
 
-    def __init__(self, owner: StdioAcpClientTransport, inner: asyncio.BaseProtocol) -> None:
+    def __init__(self, owner: StdioAcpClientTransport) -> None:
         self._owner = owner
-        self._inner = inner
 
     def data_received(self, data: bytes) -> None:
         self._owner._on_pipe_data(1, data)
 
     def eof_received(self) -> bool | None:
-        eof_received = getattr(self._inner, "eof_received", None)
-        return eof_received() if eof_received is not None else None
+        return None  # close the pipe; connection_lost reports the end
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._inner.connection_lost(exc)
+        self._owner._on_pipe_lost(1, exc)
 
 
 class _ClientProtocol(asyncio.SubprocessProtocol):
@@ -207,35 +204,42 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         self._stdout_eof = loop.create_future()
         self._stderr_eof = loop.create_future()
         p = self._params
+        out_r, out_w = os.pipe()  # stdout: read by our own pipe transport (_StdoutProtocol)
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: _ClientProtocol(self),
                 p.command,
                 *p.args,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdout=out_w,
                 stderr=asyncio.subprocess.PIPE,
                 env=p.child_env(),
                 cwd=p.cwd,
                 start_new_session=True,
             )
-        except (OSError, ValueError) as exc:
+        except BaseException as exc:
+            os.close(out_r)
+            if not isinstance(exc, OSError | ValueError):
+                raise
             self._closing = self._closed_reported = True
             raise AcpConnectionException(f"cannot start agent {p.command!r}: {exc}") from exc
+        finally:
+            os.close(out_w)  # the agent has its copy: EOF comes when it (and its children) close it
         self._transport = transport
         self._pid = transport.get_pid()
+        pipe = open(out_r, "rb", buffering=0)  # noqa: SIM115, ASYNC230 - a pipe, not a disk file
+        stdout, _ = await loop.connect_read_pipe(lambda: _StdoutProtocol(self), pipe)
+        bound_reads(stdout)
+        self._stdout = stdout
+        if self._reading_paused:
+            stdout.pause_reading()
+        if self._close_task is not None:  # close() ran while the pipe was being connected
+            stdout.close()
+        bound_reads(transport.get_pipe_transport(2))
         stdin = transport.get_pipe_transport(0)
         assert isinstance(stdin, asyncio.WriteTransport)
         stdin.set_write_buffer_limits(high=256 * 1024, low=0)
         self._stdin = stdin
-        stdout = transport.get_pipe_transport(1)
-        if stdout is not None:
-            bound_reads(stdout)
-            stdout.set_protocol(_DirectStdoutProtocol(self, stdout.get_protocol()))
-            self._stdout = cast(asyncio.ReadTransport, stdout)
-            if self._reading_paused:
-                self._stdout.pause_reading()
-        bound_reads(transport.get_pipe_transport(2))
         early, self._early = self._early, []
         for line in early:
             stdin.write(line)
@@ -322,6 +326,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             await self._end_escaped(escaped, p.terminate_timeout)
         if self._transport is not None:
             self._transport.close()
+        if self._stdout is not None:
+            self._stdout.close()
         if self._stderr_eof is not None:
             await self._wait(self._stderr_eof, 0.2)
         code = self._exited.result() if self._exited.done() else None

@@ -7,7 +7,8 @@ group, writes frames to its stdin, reads frames from its stdout with :class:`Lin
 process group, reaping everything it started, and (Linux) also ends the descendants that had
 left the group (``setsid()``), found below the agent before stdin is closed.
 :class:`StdioAcpAgentTransport` (an agent's own stdio) lives in
-:mod:`rxacp.transport.stdio_agent` and is re-exported here.
+:mod:`rxacp.transport.stdio_agent` and is re-exported here. Ending the process tree is
+:mod:`rxacp.transport._reaping`, the stderr tail :mod:`rxacp.transport._stderr`.
 
 This module is *not* responsible for JSON, JSON-RPC ids or ACP semantics: a frame is one line.
 """
@@ -15,16 +16,15 @@ This module is *not* responsible for JSON, JSON-RPC ids or ACP semantics: a fram
 from __future__ import annotations
 
 import asyncio
-import codecs
-import collections
 import contextlib
 import logging
 import os
 import signal
-from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 from rxacp.errors import AcpConnectionException
+from rxacp.transport._reaping import ProcessGroup, wait_done
+from rxacp.transport._stderr import StderrCollector
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.cork import CorkedWrites
@@ -40,50 +40,10 @@ __all__ = [
 ]
 
 _log = logging.getLogger("rxacp.transport.stdio")
-_stderr_log = logging.getLogger("rxacp.transport.stderr")
 
-_STDERR_TAIL_LINES = 20
-_STDERR_TAIL_CHARS = 8 * 1024
-_STDERR_MAX_LINE_CHARS = 64 * 1024
 _EXIT_CODE_WAIT = 1.0  # after stdout EOF, how long to wait for the exit status
 _EXIT_STDOUT_GRACE = 0.3  # after exit, how long to wait for stdout EOF (grandchild holds it)
 _EXIT_STDOUT_MAX = 5.0  # ... at most, while data keeps arriving
-
-
-class _StderrCollector:
-    """Decode stderr incrementally, hand out lines, keep a bounded tail for error messages."""
-
-    def __init__(self, on_line: Callable[[str], None] | None) -> None:
-        self._on_line = on_line
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._partial = ""
-        self._tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-
-    def feed(self, data: bytes, final: bool = False) -> None:
-        text = self._partial + self._decoder.decode(data, final)
-        lines = text.split("\n")
-        self._partial = lines.pop()
-        if (final and self._partial) or len(self._partial) > _STDERR_MAX_LINE_CHARS:
-            lines.append(self._partial)
-            self._partial = ""
-        if not lines:
-            return
-        on_line = self._on_line
-        if on_line is None and _stderr_log.isEnabledFor(logging.DEBUG):
-            on_line = self._log_line
-        if on_line is not None:
-            for line in lines:
-                call_safely(on_line, line.removesuffix("\r"))
-        self._tail.extend(line[-_STDERR_TAIL_CHARS:] for line in lines[-_STDERR_TAIL_LINES:])
-
-    @staticmethod
-    def _log_line(line: str) -> None:
-        _stderr_log.debug("%s", line)
-
-    def tail(self) -> str | None:
-        lines = [*self._tail, self._partial] if self._partial else list(self._tail)
-        text = "\n".join(lines)[-_STDERR_TAIL_CHARS:]
-        return text or None
 
 
 class _StdoutProtocol(asyncio.Protocol):
@@ -149,7 +109,7 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             raise TypeError(f"expected AgentParameters, got {type(params).__name__}")
         self._params = params
         self._framer = LineFramer(params.max_frame_bytes)
-        self._stderr = _StderrCollector(params.on_stderr_line)
+        self._stderr = StderrCollector(params.on_stderr_line)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._receiver: FrameReceiver | None = None
         self._transport: asyncio.SubprocessTransport | None = None
@@ -313,80 +273,26 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
             self._finish_task.cancel()
         # Descendants that left the process group (setsid(), setpgid()) are found now, while
         # the agent still runs and they still hang below it: once it exits they are orphans.
-        escaped = _escaped_descendants(self._pid) if self._pid is not None else {}
+        group = ProcessGroup(self._pid) if self._pid is not None else None
+        escaped = group.escaped_descendants() if group is not None else {}
         if self._stdin is not None:
             self._stdin.close()
-        exited = await self._wait(self._exited, p.close_timeout)
-        if not exited or self._group_alive():
-            self._signal_group(signal.SIGTERM)
-            await self._wait_group_gone(p.terminate_timeout)
-            if self._signal_group(signal.SIGKILL):
-                await self._wait_group_gone(2.0)  # SIGKILL is delivered asynchronously
+        exited = await wait_done(self._exited, p.close_timeout)
+        if group is not None and (not exited or group.alive()):
+            group.signal(signal.SIGTERM)
+            await group.wait_gone(self._exited, p.terminate_timeout)
+            if group.signal(signal.SIGKILL):
+                await group.wait_gone(self._exited, 2.0)  # SIGKILL is delivered asynchronously
         if escaped:
-            await self._end_escaped(escaped, p.terminate_timeout)
+            await ProcessGroup.end_escaped(escaped, p.terminate_timeout)
         if self._transport is not None:
             self._transport.close()
         if self._stdout is not None:
             self._stdout.close()
         if self._stderr_eof is not None:
-            await self._wait(self._stderr_eof, 0.2)
+            await wait_done(self._stderr_eof, 0.2)
         code = self._exited.result() if self._exited.done() else None
         self._report(TransportClosed("closed", exit_code=code, stderr_tail=self._stderr.tail()))
-
-    @staticmethod
-    async def _wait(fut: asyncio.Future[Any], timeout: float) -> bool:
-        if fut.done():
-            return True
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(fut), timeout)
-        return fut.done()
-
-    def _group_alive(self) -> bool:
-        """True while a process of the agent's group still runs (zombies do not count)."""
-        if self._pid is None:
-            return False
-        try:
-            os.killpg(self._pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return _group_has_live_member(self._pid)
-
-    def _signal_group(self, sig: int) -> bool:
-        """Signal the agent's process group; False if nothing is left in it."""
-        if self._pid is None:
-            return False
-        try:
-            os.killpg(self._pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-
-    async def _end_escaped(self, escaped: dict[int, bytes], timeout: float) -> None:
-        """SIGTERM, then SIGKILL, the descendants that had left the agent's process group."""
-        assert self._loop is not None
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            alive = {pid: start for pid, start in escaped.items() if _is_live(pid, start)}
-            if not alive:
-                return
-            _log.debug("signalling %d descendant(s) outside the agent's group", len(alive))
-            for pid in alive:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, sig)
-            deadline = self._loop.time() + (timeout if sig == signal.SIGTERM else 2.0)
-            delay = 0.001
-            while any(_is_live(p, st) for p, st in alive.items()) and self._loop.time() < deadline:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.05)
-            escaped = alive
-
-    async def _wait_group_gone(self, timeout: float) -> None:
-        assert self._exited is not None and self._loop is not None
-        deadline = self._loop.time() + timeout
-        await self._wait(self._exited, timeout)
-        delay = 0.001
-        while self._group_alive() and self._loop.time() < deadline:
-            await asyncio.sleep(delay)  # orphaned group members are not our children
-            delay = min(delay * 2, 0.05)
 
     # -- protocol callbacks ------------------------------------------------------------------
 
@@ -451,8 +357,8 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         """The agent went away on its own: collect exit code and stderr (bounded), report."""
         assert self._exited is not None and self._stderr_eof is not None and self._loop is not None
         deadline = self._loop.time() + _EXIT_CODE_WAIT
-        await self._wait(self._exited, _EXIT_CODE_WAIT)
-        await self._wait(self._stderr_eof, max(0.0, min(0.2, deadline - self._loop.time())))
+        await wait_done(self._exited, _EXIT_CODE_WAIT)
+        await wait_done(self._stderr_eof, max(0.0, min(0.2, deadline - self._loop.time())))
         if self._closing:
             return
         self._closing = True
@@ -469,69 +375,6 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         self._closed_reported = True
         if self._receiver is not None:
             call_safely(self._receiver.on_closed, info)
-
-
-def _group_has_live_member(pgid: int) -> bool:
-    """Whether process group ``pgid`` has a member that is not a zombie (Linux /proc scan).
-
-    Orphaned zombies stay in the group until init reaps them, which some container inits never
-    do; they must not make close() wait. Without /proc, any member counts as live.
-    """
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
-
-
-def _proc_stat(pid: int | str) -> list[bytes] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (Linux), or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def _escaped_descendants(root: int) -> dict[int, bytes]:
-    """Descendants of ``root`` in another process group than ``root``'s, by pid -> start time
-    (so a reused pid is never signalled). Empty without ``/proc``."""
-    try:
-        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return {}
-    children: dict[int, list[int]] = {}
-    info: dict[int, tuple[int, bytes]] = {}
-    for pid in entries:
-        fields = _proc_stat(pid)
-        if fields is None or len(fields) < 20 or fields[0] == b"Z":
-            continue
-        children.setdefault(int(fields[1]), []).append(pid)
-        info[pid] = (int(fields[2]), fields[19])
-    found: dict[int, bytes] = {}
-    pending = list(children.get(root, ()))
-    while pending:
-        pid = pending.pop()
-        pgid, start = info[pid]
-        if pgid != root:
-            found[pid] = start
-        pending.extend(children.get(pid, ()))
-    return found
-
-
-def _is_live(pid: int, start: bytes) -> bool:
-    fields = _proc_stat(pid)
-    return fields is not None and len(fields) > 19 and fields[19] == start and fields[0] != b"Z"
 
 
 def _set(fut: asyncio.Future[None] | None) -> None:

@@ -1,0 +1,157 @@
+"""Ending a spawned agent for good: its process group, and the descendants that left the group.
+
+:class:`ProcessGroup` signals the agent's process group (the agent was started in a new session,
+so the group id is its pid), tells whether a live (non-zombie) member is left, and ends the
+descendants that had moved to another group (``setsid()``), found by walking ``/proc`` while
+the agent still runs. A reused pid is never signalled: descendants are identified by pid *and*
+start time.
+
+Orphaned group members are not our children (no exit notification), so the waits here re-check
+with a backoff from 1 ms to 50 ms, bounded by the caller's timeout.
+
+This module is *not* responsible for spawning, pipes or reporting the exit status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from typing import Any
+
+__all__ = ["ProcessGroup", "wait_done"]
+
+_log = logging.getLogger("rxacp.transport.stdio")
+
+
+async def wait_done(fut: asyncio.Future[Any], timeout: float) -> bool:
+    """Wait up to ``timeout`` s for ``fut`` (never cancelling it); True when it is done."""
+    if fut.done():
+        return True
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(fut), timeout)
+    return fut.done()
+
+
+class ProcessGroup:
+    """The process group led by ``pid`` (loop thread)."""
+
+    __slots__ = ("pid",)
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def alive(self) -> bool:
+        """True while a process of the group still runs (zombies do not count)."""
+        try:
+            os.killpg(self.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return _group_has_live_member(self.pid)
+
+    def signal(self, sig: int) -> bool:
+        """Signal the whole group; False if nothing is left in it."""
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def escaped_descendants(self) -> dict[int, bytes]:
+        """Descendants of the leader in another group, by pid -> start time (empty without
+        ``/proc``). Call it while the leader runs: once it exits they are orphans."""
+        return _escaped_descendants(self.pid)
+
+    async def wait_gone(self, exited: asyncio.Future[int], timeout: float) -> None:
+        """Wait (bounded) until the leader exited and no live member is left."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        await wait_done(exited, timeout)
+        delay = 0.001
+        while self.alive() and loop.time() < deadline:
+            await asyncio.sleep(delay)  # orphaned group members are not our children
+            delay = min(delay * 2, 0.05)
+
+    @staticmethod
+    async def end_escaped(escaped: dict[int, bytes], timeout: float) -> None:
+        """SIGTERM, then SIGKILL, the descendants that had left the group."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            alive = {pid: start for pid, start in escaped.items() if _is_live(pid, start)}
+            if not alive:
+                return
+            _log.debug("signalling %d descendant(s) outside the agent's group", len(alive))
+            for pid in alive:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+            deadline = loop.time() + (timeout if sig == signal.SIGTERM else 2.0)
+            delay = 0.001
+            while any(_is_live(p, st) for p, st in alive.items()) and loop.time() < deadline:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            escaped = alive
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member that is not a zombie (Linux /proc scan).
+
+    Orphaned zombies stay in the group until init reaps them, which some container inits never
+    do; they must not make close() wait. Without /proc, any member counts as live.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _proc_stat(pid: int | str) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _escaped_descendants(root: int) -> dict[int, bytes]:
+    """Descendants of ``root`` in another process group than ``root``'s, by pid -> start time
+    (so a reused pid is never signalled). Empty without ``/proc``."""
+    try:
+        entries = [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return {}
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[int, bytes]] = {}
+    for pid in entries:
+        fields = _proc_stat(pid)
+        if fields is None or len(fields) < 20 or fields[0] == b"Z":
+            continue
+        children.setdefault(int(fields[1]), []).append(pid)
+        info[pid] = (int(fields[2]), fields[19])
+    found: dict[int, bytes] = {}
+    pending = list(children.get(root, ()))
+    while pending:
+        pid = pending.pop()
+        pgid, start = info[pid]
+        if pgid != root:
+            found[pid] = start
+        pending.extend(children.get(pid, ()))
+    return found
+
+
+def _is_live(pid: int, start: bytes) -> bool:
+    fields = _proc_stat(pid)
+    return fields is not None and len(fields) > 19 and fields[19] == start and fields[0] != b"Z"

@@ -41,3 +41,15 @@ def test_no_unused_code_generator_in_the_dev_dependencies() -> None:
     extras = _project()["optional-dependencies"]
     assert isinstance(extras, dict)
     assert not any("datamodel-code-generator" in dep for dep in extras["dev"])
+
+
+def test_project_urls_point_at_the_repository_its_docs_and_the_changelog() -> None:
+    urls = _project()["urls"]
+    assert isinstance(urls, dict)
+    assert set(urls) >= {"Homepage", "Repository", "Documentation", "Changelog"}
+    repo = urls["Repository"]
+    assert urls["Homepage"] == repo and repo.startswith("https://")
+    # the pages they name exist in this repository
+    for key, path in (("Documentation", "docs/index.md"), ("Changelog", "CHANGELOG.md")):
+        assert urls[key] == f"{repo}/blob/main/{path}"
+        assert (ROOT / path).is_file()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
+import signal
+import sys
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVarTuple
 
-from rxacp.transport import StdioAcpAgentTransport
+from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
 from rxacp.transport.flow import WriteFlow
 
 from ._support import Recorder
@@ -221,5 +223,49 @@ def test_the_agent_stdio_drain_waits_for_a_slow_reader_without_polling() -> None
             stdin.close()
             stdout.close()
         assert bytes(got) == b"x" * (1024 * 1024) + b"\n"
+
+    _run(main)
+
+
+_LATE_READER = """
+import signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+sys.stdout.write('{"ready":1}\\n'); sys.stdout.flush()
+signal.sigwait({signal.SIGUSR1})  # read stdin only when told
+n = 0
+while n < %d:
+    chunk = sys.stdin.buffer.read1(65536)
+    if not chunk:
+        break
+    n += len(chunk)
+sys.stdout.write('{"read":%%d}\\n' %% n); sys.stdout.flush()
+"""
+
+
+def test_the_client_stdio_drain_waits_for_an_agent_reading_late_without_polling() -> None:
+    """200 KiB for an agent that reads nothing until signalled: under the 256 KiB high mark,
+    so asyncio alone would never call back; drain() ends when the agent has read it all."""
+    size = 200 * 1024
+
+    async def main(loop: _TimerCountingLoop) -> None:
+        script = _LATE_READER % (size + 1)
+        transport = StdioAcpClientTransport(AgentParameters(sys.executable, ["-c", script]))
+        rec = Recorder().bind()
+        await transport.start(loop, rec)
+        try:
+            await rec.frames_at_least(1, timeout=30)  # the agent blocks SIGUSR1 now
+            transport.send(b"x" * size)
+            timers = loop.timers
+            drain = asyncio.ensure_future(transport.drain())
+            await _turns()
+            assert not drain.done()  # the pipe holds 64 KiB; the rest waits in asyncio
+            assert transport.pid is not None
+            os.kill(transport.pid, signal.SIGUSR1)
+            await drain  # bounded by pytest-timeout (a wait_for would add a timer of its own)
+            assert loop.timers - timers <= 1  # drain()'s bound, nothing else
+            await rec.frames_at_least(2, timeout=30)
+            assert rec.frames[1] == b'{"read":%d}' % (size + 1)
+        finally:
+            await transport.close()
 
     _run(main)

@@ -14,6 +14,7 @@ import contextlib
 import io
 import logging
 import os
+import selectors
 import socket
 import stat
 import sys
@@ -37,12 +38,27 @@ _log = logging.getLogger("rxacp.transport.stdio")
 
 
 def _is_pollable(fd: int) -> bool:
-    """True if asyncio's pipe transports can watch ``fd`` (pipe, socket or character device)."""
+    """True if asyncio's pipe transports can watch ``fd``: a pipe, a socket, or a character
+    device the event loop's selector accepts.
+
+    ``/dev/null`` is a character device that epoll refuses (``EPERM``): asyncio's transport then
+    never reads it and an agent started with ``< /dev/null`` waited forever instead of seeing
+    EOF. Such a device is read (or written) without the selector instead.
+    """
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _is_socket(fd: int) -> bool:

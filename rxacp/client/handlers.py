@@ -282,6 +282,7 @@ def _consumers_handler(
             # next consumer run at once; one still working holds the rest until it ends
             started = Started(result)
             if started.done:
+                started.subscription.dispose()  # reactivex's finally_action runs on disposal
                 if started.error is not None:
                     log_error(started.error)
                 continue

@@ -103,7 +103,9 @@ class Started(abc.ObserverBase[Any]):
     at once, with no operator chain and no loop turn. Otherwise :meth:`waiting` is an
     Observable of the same outcome to wait on (disposing it disposes the work). ``first=True``
     (a request handler, whose first value answers) settles on the first value; else (a
-    consumer) on completion. Events after it settled are ignored.
+    consumer) on completion. Events after it settled are ignored. The caller disposes
+    :attr:`subscription` once it settled (reactivex's ``finally_action`` runs on disposal);
+    :meth:`waiting` hands it to its subscriber, whose end disposes it.
     """
 
     __slots__ = (

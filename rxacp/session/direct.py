@@ -18,7 +18,8 @@ trampolines, so the outermost one buys nothing there. This helper does what
 ``observer=`` skips the ``AutoDetachObserver`` and the disposable wrappers for rxacp's own
 observers on hot paths (:class:`~rxacp.session.adapters.Started`: an Observable-returning
 consumer per update): such an observer ignores every event after its first terminal one
-itself, and the caller disposes the returned subscription when it no longer needs it
+itself, and the caller disposes the returned subscription when it no longer needs it — also
+after a terminal event (reactivex's ``finally_action`` runs on disposal)
 (measured: ~4 µs of the ~6 µs a ``reactivex.empty()`` subscription cost through the
 wrappers).
 

@@ -607,3 +607,22 @@ def test_an_abandoned_sync_handler_gives_back_its_worker_so_another_session_prom
     _, answer = h.next_answer()
     assert answer == {"jsonrpc": "2.0", "id": b, "result": {"stopReason": "end_turn"}}
     gate.open()
+
+
+def test_an_observable_answer_that_completed_at_once_is_disposed_so_finally_runs(
+    harnesses: list[AgentHarness],
+) -> None:
+    # reactivex runs finally_action on disposal; the trampoline-free fast path must dispose too
+    cleaned: list[str] = []
+
+    def handler(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        answer = reactivex.just(PromptResponse.end_turn())
+        return answer.pipe(ops.finally_action(lambda: cleaned.append("finally")))
+
+    h = make(harnesses, "async", handler)
+    for _ in range(2):
+        rid = h.prompt()
+        _, answer = h.next_answer()
+        assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
+    h.flush()
+    assert cleaned == ["finally", "finally"]

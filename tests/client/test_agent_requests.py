@@ -397,6 +397,30 @@ def test_consumers_whose_observables_complete_at_once_do_not_hold_the_inbox() ->
     assert order == ["empty", "just", "defer", "plain"]
 
 
+def test_a_consumer_observable_that_completed_at_once_is_still_disposed_so_finally_runs() -> None:
+    # reactivex runs finally_action on disposal: the fast path must dispose what it subscribed
+    from rxacp.client.handlers import _consumers_handler
+    from rxacp.schema import SessionNotification
+
+    cleaned: list[str] = []
+
+    def consume(_note: Any) -> Any:
+        return reactivex.empty().pipe(ops.finally_action(lambda: cleaned.append("finally")))
+
+    handle = _consumers_handler(SessionNotification, [consume])
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    note = type("Note", (), {"params": params})()
+    assert handle(note) is None
+    assert handle(note) is None
+    assert cleaned == ["finally", "finally"]
+
+
 def test_a_consumer_still_working_holds_the_later_consumers_until_it_completes() -> None:
     from rxacp.client.handlers import _consumers_handler
     from rxacp.schema import SessionNotification

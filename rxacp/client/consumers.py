@@ -27,13 +27,15 @@ Cost, measured in memory on the loaded 2-core box (5000-update turn, min of 3 ru
 update with consumers on the loop, ~52 us through this thread (two thread wake-ups per update);
 a round trip per notification (holding the inbox for each) measured ~72 us, hence the bound.
 With ``caller_runs``, a sync ``prompt`` round trip over stdio against the sync benchmark agent
-costs the client ~25 % less CPU (e.g. 215-298 vs 314-398 us at load 7-9; 13 context switches
-per round trip across both processes before).
+cost the client a median 221 us of CPU against 355 us without (4 alternating runs of 3,000
+round trips at load 10-11); the 50-thread fan-out and a 20,000-update stream measured the same
+within noise.
 
 Who runs a call: at most one thread at a time (``_busy``), in queue order. A queued call with
-nobody running one always has a thread that will take it: an idle waiting caller is notified,
-else the consumer thread (started on demand); a caller that stops waiting with calls queued and
-nobody running hands them on the same way.
+nobody running one always has a thread that will take it: the waiting caller when exactly one
+waits, else the consumer thread (started on demand; with 50 concurrent callers, waking whichever
+caller waits moved the calls from thread to thread, measured slower than the consumer thread); a
+caller that stops waiting with calls queued and nobody running hands them on the same way.
 
 This module is *not* responsible for parsing notifications or choosing consumers.
 """
@@ -223,8 +225,9 @@ class ConsumerThread:
         the consumer thread, started on demand)."""
         if self._busy:
             return  # the running thread takes the next call when it is done
-        if self._helpers:
-            self._helpers[-1].notify()
+        if len(self._helpers) == 1:
+            # one caller waits: it runs the call, no other thread is woken (module docstring)
+            self._helpers[0].notify()
             return
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from reactivex.testing import TestScheduler
 
-from rxacp.agent import AcpAgent, AcpAgentBuilder
+from rxacp.agent import AcpAgent
 from rxacp.testing import quiesce
 from tests.session.conftest import ScriptedTransport
 
@@ -24,24 +25,17 @@ class AgentHarness:
         max_duration: float | None = None,
         configure: Any = None,
         client_capabilities: dict[str, Any] | None = None,
+        make_builder: Callable[[ScriptedTransport], Any] | None = None,
     ) -> None:
+        """``api``: ``"sync"`` or ``"async"`` (or ``make_builder(transport)`` builds another
+        kind of agent); ``configure(builder)`` adds handlers; with ``client_capabilities`` the
+        agent is initialized at once."""
         self.peer = ScriptedTransport()
         self.clock = TestScheduler()
-        builder: AcpAgentBuilder[Any] = (
-            AcpAgent.sync(self.peer) if api == "sync" else AcpAgent.async_(self.peer)
-        )
-        self._start(builder, grace, max_duration, configure, client_capabilities)
-
-    def _start(
-        self,
-        builder: Any,
-        grace: float | None,
-        max_duration: float | None,
-        configure: Any,
-        client_capabilities: dict[str, Any] | None,
-    ) -> None:
-        """Put ``builder`` on the virtual clock with the timeouts, apply ``configure``, build
-        and start the agent; ``initialize`` it when ``client_capabilities`` are given."""
+        if make_builder is not None:
+            builder = make_builder(self.peer)
+        else:
+            builder = AcpAgent.sync(self.peer) if api == "sync" else AcpAgent.async_(self.peer)
         builder.scheduler(self.clock).cancel_grace_period(grace or 0).max_prompt_duration(
             max_duration or 0
         )

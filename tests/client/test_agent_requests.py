@@ -361,6 +361,18 @@ def test_a_consumer_returning_an_observable_holds_the_next_update(rig: Rig) -> N
     assert first == second == ["0", "1", "2"]
 
 
+def _chunk_note() -> Any:
+    """An incoming ``session/update`` notification (an agent message chunk ``hi``)."""
+    params = {
+        "sessionId": SID,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "hi"},
+        },
+    }
+    return type("Note", (), {"params": params})()
+
+
 def test_consumers_whose_observables_complete_at_once_do_not_hold_the_inbox() -> None:
     # the documented fast path: an Observable that completes while it is subscribed
     # (reactivex.empty(), just(x), defer of those) is finished then and there
@@ -385,14 +397,7 @@ def test_consumers_whose_observables_complete_at_once_do_not_hold_the_inbox() ->
             consumer("plain", None),
         ],
     )
-    params = {
-        "sessionId": SID,
-        "update": {
-            "sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": "hi"},
-        },
-    }
-    note = type("Note", (), {"params": params})()
+    note = _chunk_note()
     assert handle(note) is None  # nothing left for the engine to wait on
     assert order == ["empty", "just", "defer", "plain"]
 
@@ -438,14 +443,7 @@ def test_a_consumer_still_working_holds_the_later_consumers_until_it_completes()
         SessionNotification,
         [slow, lambda _n: order.append("after")],
     )
-    params = {
-        "sessionId": SID,
-        "update": {
-            "sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": "hi"},
-        },
-    }
-    note = type("Note", (), {"params": params})()
+    note = _chunk_note()
     waiting = handle(note)
     assert waiting is not None and order == ["slow"]
     completed: list[bool] = []

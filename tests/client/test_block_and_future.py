@@ -9,7 +9,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -20,6 +19,7 @@ from rxacp.errors import AcpProtocolException, AcpTimeoutException
 from rxacp.schema import PromptRequest, PromptResponse
 from rxacp.schema import methods as m
 from rxacp.session import CANCEL_REQUEST
+from tests.polling import wait_until
 
 from .conftest import Rig, to_concurrent_future
 
@@ -37,15 +37,6 @@ def _client(rig: Rig) -> Any:
 def _cancelled_ids(rig: Rig) -> list[Any]:
     rig.agent.wait_for_method(CANCEL_REQUEST)
     return [msg["params"]["requestId"] for msg in rig.agent.messages(CANCEL_REQUEST)]
-
-
-def _until(predicate: Any, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        threading.Event().wait(0.001)
-    return True
 
 
 def _main_thread_waits() -> bool:
@@ -96,7 +87,7 @@ def test_ctrl_c_during_block_cancels_the_prompt_on_the_wire(rig: Rig) -> None:
     def press_ctrl_c() -> None:
         rig.agent.wait_for_method(m.SESSION_PROMPT)
         # Ctrl-C while block() waits (not while it is still subscribing): poll, bounded
-        assert _until(_main_thread_waits), "block() never waited"
+        assert wait_until(_main_thread_waits), "block() never waited"
         os.kill(os.getpid(), signal.SIGINT)
 
     presser = threading.Thread(target=press_ctrl_c)

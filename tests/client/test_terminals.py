@@ -405,6 +405,14 @@ def test_install_serves_an_agents_terminal_calls_on_either_builder(
         agent.close()
 
 
+def _leave_a_terminal_running(client: Any) -> None:
+    """Initialize, open session ``SID`` and run a turn that leaves a 60 s command running."""
+    _call(client, client.initialize())
+    _call(client, client.new_session({"cwd": "/", "mcpServers": []}))
+    prompt = {"type": "text", "text": "leave import time; time.sleep(60)"}
+    _call(client, client.prompt({"sessionId": SID, "prompt": [prompt]}))
+
+
 @pytest.mark.parametrize("api", ["sync", "async"])
 def test_closing_a_session_kills_its_unreleased_terminals(
     api: str, terminals: LocalTerminals
@@ -412,10 +420,7 @@ def test_closing_a_session_kills_its_unreleased_terminals(
     agent = TerminalAgent(api)
     client = agent.client(terminals, [])
     try:
-        _call(client, client.initialize())
-        _call(client, client.new_session({"cwd": "/", "mcpServers": []}))
-        prompt = {"type": "text", "text": "leave import time; time.sleep(60)"}
-        _call(client, client.prompt({"sessionId": SID, "prompt": [prompt]}))
+        _leave_a_terminal_running(client)
         assert terminals.running_count == 1
         _call(client, client.close_session({"sessionId": SID}))
         assert terminals.join(WAIT) and terminals.running_count == 0
@@ -430,10 +435,7 @@ def test_closing_the_client_kills_every_terminal(api: str, terminals: LocalTermi
     agent = TerminalAgent(api)
     client = agent.client(terminals, [])
     try:
-        _call(client, client.initialize())
-        _call(client, client.new_session({"cwd": "/", "mcpServers": []}))
-        prompt = {"type": "text", "text": "leave import time; time.sleep(60)"}
-        _call(client, client.prompt({"sessionId": SID, "prompt": [prompt]}))
+        _leave_a_terminal_running(client)
         pid = terminals._terminals[agent.terminal_ids[0]].proc.pid
         assert alive(pid)
     finally:

@@ -506,18 +506,7 @@ class FakeModelServer:
             if not body.get("stream"):
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}
                 choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
-                self._send(
-                    http,
-                    200,
-                    {
-                        "id": cid,
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": model,
-                        "choices": [choice],
-                        "usage": usage,
-                    },
-                )
+                self._send(http, 200, _completion(cid, model, choice, usage))
                 return
             self._sse_start(http)
             self._sse(
@@ -531,18 +520,7 @@ class FakeModelServer:
             text = "".join(self._chunks(kind, plan))
             message = {"role": "assistant", "content": text}
             choice = {"index": 0, "message": message, "finish_reason": "stop"}
-            self._send(
-                http,
-                200,
-                {
-                    "id": cid,
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": model,
-                    "choices": [choice],
-                    "usage": usage,
-                },
-            )
+            self._send(http, 200, _completion(cid, model, choice, usage))
             return
         self._sse_start(http)
         self._sse(http, chunk({"role": "assistant", "content": ""}))
@@ -661,3 +639,15 @@ class FakeModelServer:
         count = len(plan[1]) if kind == "slow" else len(plan)
         for i, piece in enumerate(self._chunks(kind, plan)):
             self._sse(http, response([{"text": piece}], "STOP" if i == count - 1 else None))
+
+
+def _completion(cid: str, model: Any, choice: dict[str, Any], usage: Any) -> dict[str, Any]:
+    """A non-streamed OpenAI ``chat.completion`` body with one choice."""
+    return {
+        "id": cid,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [choice],
+        "usage": usage,
+    }

@@ -16,6 +16,7 @@ from rxacp.schema import (
     RequestPermissionResponse,
 )
 from rxacp.testing._reference_script import STREAM_WORDS
+from tests.cancelling import CancelWhen
 
 from .conftest import GRACE_S, WAIT, Conversation
 
@@ -70,21 +71,14 @@ def test_stream_with_a_bad_count_is_answered_invalid_params(conv: Conversation) 
 
 def test_slow_stops_at_once_when_cancelled_and_is_answered_cancelled(conv: Conversation) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
-    answered: list[float] = []
-
-    def cancel_after_second_chunk() -> None:
-        conv.wait_for(lambda: len(conv.of(sid, "agent_message_chunk")) >= 2)
-        stop.cancel()
-        answered.append(time.monotonic())
-
-    canceller = threading.Thread(target=cancel_after_second_chunk)
-    canceller.start()
-    response = ask(conv, sid, "slow 5", stop)
+    canceller = CancelWhen(
+        lambda: conv.wait_for(lambda: len(conv.of(sid, "agent_message_chunk")) >= 2)
+    )
+    response = ask(conv, sid, "slow 5", canceller.stop)
     done = time.monotonic()
-    canceller.join(WAIT)
+    cancelled_at = canceller.join(WAIT)
     assert response.stop_reason == "cancelled"
-    assert done - answered[0] < GRACE_S  # cooperative: before the grace period ended
+    assert done - cancelled_at < GRACE_S  # cooperative: before the grace period ended
     assert len(conv.of(sid, "agent_message_chunk")) < 5
 
 
@@ -92,19 +86,11 @@ def test_stubborn_ignores_cancel_and_the_grace_period_answers_cancelled(
     conv: Conversation,
 ) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
-    cancelled_at: list[float] = []
-
-    def cancel_after_first_chunk() -> None:
-        conv.wait_for(lambda: len(conv.of(sid, "agent_message_chunk")) >= 1)
-        cancelled_at.append(time.monotonic())
-        stop.cancel()
-
-    canceller = threading.Thread(target=cancel_after_first_chunk)
-    canceller.start()
-    response = ask(conv, sid, "stubborn 5", stop)
-    waited = time.monotonic() - cancelled_at[0]
-    canceller.join(WAIT)
+    canceller = CancelWhen(
+        lambda: conv.wait_for(lambda: len(conv.of(sid, "agent_message_chunk")) >= 1)
+    )
+    response = ask(conv, sid, "stubborn 5", canceller.stop)
+    waited = time.monotonic() - canceller.join(WAIT)
     assert response.stop_reason == "cancelled"
     assert GRACE_S * 0.9 <= waited < GRACE_S + 15.0  # the grace period answered, not earlier
     chunks_after_cancel = len(conv.of(sid, "agent_message_chunk"))
@@ -150,7 +136,6 @@ def test_permission_echoes_the_option_the_client_chose(conv: Conversation, optio
 
 def test_permission_cancelled_while_asking_echoes_cancelled(conv: Conversation) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
     asking = threading.Event()
     never = threading.Event()
 
@@ -160,14 +145,9 @@ def test_permission_cancelled_while_asking_echoes_cancelled(conv: Conversation) 
         return RequestPermissionResponse.selected("allow")
 
     conv.permission = hold
-
-    def cancel_once_asked() -> None:
-        if asking.wait(WAIT):
-            stop.cancel()
-
-    threading.Thread(target=cancel_once_asked).start()
+    canceller = CancelWhen(lambda: asking.wait(WAIT))
     try:
-        response = ask(conv, sid, "permission", stop)
+        response = ask(conv, sid, "permission", canceller.stop)
     finally:
         never.set()
     assert response.stop_reason == "cancelled"

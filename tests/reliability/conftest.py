@@ -8,7 +8,9 @@ summary, which is printed with or without ``-s``. ``RXACP_LONG=1`` selects the l
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -16,11 +18,15 @@ from typing import Any
 
 import pytest
 
+from tests.polling import wait_until as wait_until
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LONG = os.environ.get("RXACP_LONG", "") not in ("", "0")
 """True when the long variants were asked for (``RXACP_LONG=1``)."""
 
 FIGURES: list[tuple[str, str, Any]] = []
+FLOOD = os.path.join(os.path.dirname(__file__), "peers", "flood_agent.py")
+"""A minimal agent that answers fast (``peers/flood_agent.py``)."""
 
 Figure = Callable[[str, Any], None]
 
@@ -68,40 +74,40 @@ def reference_agent_argv(*flags: str) -> list[str]:
     return [sys.executable, "-m", "rxacp.testing.reference_agent", *flags]
 
 
+def spawn_agent(argv: list[str], *, stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """Start the agent ``argv`` (importing this checkout) with stdin and stdout piped."""
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env={**os.environ, **agent_env()},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc
+
+
+def send_json(proc: subprocess.Popen[bytes], obj: dict[str, Any]) -> None:
+    """Write one JSON-RPC message (``"jsonrpc": "2.0"`` added) to ``proc``'s stdin."""
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", **obj}).encode() + b"\n")
+    proc.stdin.flush()
+
+
 def rxacp_threads() -> list[str]:
     """Names of live threads that belong to rxacp connections."""
     return sorted(t.name for t in threading.enumerate() if t.name.startswith("rxacp-"))
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    """Poll ``predicate`` (bounded) using an Event wait, not sleep."""
-    tick = threading.Event()
-    deadline = _now() + timeout
-    delay = 0.001
-    while True:
-        if predicate():
-            return True
-        if _now() >= deadline:
-            return False
-        tick.wait(delay)
-        delay = min(delay * 2, 0.02)
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def rss_kib(pid: int) -> int:
-    """Resident set size of ``pid`` in KiB (Linux)."""
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """Resident set size of ``pid`` in KiB (Linux); ``field="VmHWM"``: its peak."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     return 0
 

@@ -30,7 +30,16 @@ from rxacp.schema import (
     ToolCall,
 )
 
-from .conftest import ROOT, Figure, agent_env, reference_agent_argv, rss_kib, scaled
+from .conftest import (
+    ROOT,
+    Figure,
+    agent_env,
+    reference_agent_argv,
+    rss_kib,
+    scaled,
+    send_json,
+    spawn_agent,
+)
 
 PEERS = os.path.join(os.path.dirname(__file__), "peers")
 MIB = 1024 * 1024
@@ -48,20 +57,6 @@ def growth_bound_mib(line_mib: int) -> int:
     return 48 + 32 * line_mib
 
 
-def hwm_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return 0
-
-
-def send(proc: subprocess.Popen[bytes], obj: dict[str, Any]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", **obj}).encode() + b"\n")
-    proc.stdin.flush()
-
-
 def answer_to(proc: subprocess.Popen[bytes], request_id: int) -> tuple[dict[str, Any], int]:
     assert proc.stdout is not None
     while True:
@@ -75,17 +70,13 @@ def answer_to(proc: subprocess.Popen[bytes], request_id: int) -> tuple[dict[str,
 def test_one_line_of_a_million_invalid_prompt_blocks_costs_the_agent_a_bounded_small_answer(
     figure: Figure,
 ) -> None:
-    proc = subprocess.Popen(
-        reference_agent_argv(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **agent_env()},
-    )
+    proc = spawn_agent(reference_agent_argv())
     try:
-        send(proc, {"id": 0, "method": "initialize", "params": {"protocolVersion": 1}})
+        send_json(proc, {"id": 0, "method": "initialize", "params": {"protocolVersion": 1}})
         answer_to(proc, 0)
-        send(proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+        send_json(
+            proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}
+        )
         session_id = answer_to(proc, 1)[0]["result"]["sessionId"]
         for rid, item in enumerate(ITEMS, start=2):
             idle = rss_kib(proc.pid)
@@ -99,7 +90,7 @@ def test_one_line_of_a_million_invalid_prompt_blocks_costs_the_agent_a_bounded_s
             proc.stdin.flush()
             answer, answer_bytes = answer_to(proc, rid)
             seconds = time.monotonic() - started
-            growth_mib = (hwm_kib(proc.pid) - idle) // 1024
+            growth_mib = (rss_kib(proc.pid, "VmHWM") - idle) // 1024
             error = answer["error"]
             figure(f"line_mib[{item}]", LINE_MIB)
             figure(f"invalid_items[{item}]", count)
@@ -111,7 +102,7 @@ def test_one_line_of_a_million_invalid_prompt_blocks_costs_the_agent_a_bounded_s
             assert growth_mib <= growth_bound_mib(LINE_MIB), growth_mib
         # the agent keeps serving
         params = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]}
-        send(proc, {"id": 9, "method": "session/prompt", "params": params})
+        send_json(proc, {"id": 9, "method": "session/prompt", "params": params})
         assert answer_to(proc, 9)[0]["result"]["stopReason"] == "end_turn"
     finally:
         if proc.stdin is not None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -23,10 +22,18 @@ from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
-from .conftest import Figure, agent_env, open_fds, rxacp_threads, scaled, wait_until
+from .conftest import (
+    FLOOD,
+    Figure,
+    agent_env,
+    open_fds,
+    rxacp_threads,
+    scaled,
+    spawn_agent,
+    wait_until,
+)
 
 CYCLES = scaled(30, 200)
-FLOOD = os.path.join(os.path.dirname(__file__), "peers", "flood_agent.py")
 # the grandchild ignores SIGTERM (inherited across exec); the agent itself echoes its stdin
 SCRIPT = "(trap '' TERM; exec sleep 600) & exec cat"
 
@@ -90,13 +97,7 @@ def test_sh_launched_agents_with_a_sigterm_immune_grandchild_leave_nothing_behin
 def test_an_rxacp_agent_exits_within_one_second_of_stdin_eof(figure: Figure) -> None:
     worst = 0.0
     for _ in range(3):
-        proc = subprocess.Popen(
-            [sys.executable, FLOOD],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **agent_env()},
-        )
+        proc = spawn_agent([sys.executable, FLOOD])
         assert proc.stdin is not None and proc.stdout is not None
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
         proc.stdin.write(json.dumps(init).encode() + b"\n")

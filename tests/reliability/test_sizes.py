@@ -9,8 +9,6 @@ round trip through the engine: tests/session/test_over_transports.py.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from typing import Any
 
@@ -18,9 +16,8 @@ from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpClientTransport
 
-from .conftest import Figure, agent_env, scaled
+from .conftest import FLOOD, Figure, scaled, spawn_agent
 
-FLOOD = os.path.join(os.path.dirname(__file__), "peers", "flood_agent.py")
 KIB, MIB = 1024, 1024 * 1024
 SIZES = [64 * KIB - 1, 64 * KIB, 64 * KIB + 1, MIB, 20 * MIB] + ([60 * MIB] if scaled(0, 1) else [])
 
@@ -45,13 +42,7 @@ def prompt_line(rid: int, size: int) -> tuple[bytes, str]:
 def test_lines_from_64_kib_minus_1_to_20_mib_reach_an_agent_and_come_back_intact(
     figure: Figure,
 ) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, FLOOD],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **agent_env()},
-    )
+    proc = spawn_agent([sys.executable, FLOOD])
     assert proc.stdin is not None and proc.stdout is not None
     new = {
         "jsonrpc": "2.0",

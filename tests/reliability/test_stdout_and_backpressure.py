@@ -24,30 +24,26 @@ from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
 from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
 
-from .conftest import Figure, agent_env, reference_agent_argv, rss_kib, scaled, wait_until
+from .conftest import (
+    FLOOD,
+    Figure,
+    reference_agent_argv,
+    rss_kib,
+    scaled,
+    send_json,
+    spawn_agent,
+    wait_until,
+)
 
 PEERS = os.path.join(os.path.dirname(__file__), "peers")
-FLOOD = os.path.join(PEERS, "flood_agent.py")
 NOISY = os.path.join(PEERS, "noisy_agent.py")
 UPDATES = scaled(20_000, 200_000)
 UPDATE_SIZE = 512
 RSS_BOUND_KIB = 24 * 1024  # growth allowed over the idle agent while the client is not reading
 
 
-def rpc(proc: subprocess.Popen[bytes], obj: dict[str, Any]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", **obj}).encode() + b"\n")
-    proc.stdin.flush()
-
-
 def spawn_flood(*args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, FLOOD, *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **agent_env()},
-    )
+    return spawn_agent([sys.executable, FLOOD, *args], stderr=subprocess.PIPE)
 
 
 def test_print_inside_an_agent_handler_goes_to_stderr_and_the_stream_stays_valid(
@@ -55,9 +51,11 @@ def test_print_inside_an_agent_handler_goes_to_stderr_and_the_stream_stays_valid
 ) -> None:
     proc = spawn_flood()
     assert proc.stdout is not None and proc.stderr is not None
-    rpc(proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+    send_json(proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
     text = [{"type": "text", "text": "print"}]
-    rpc(proc, {"id": 2, "method": "session/prompt", "params": {"sessionId": "s1", "prompt": text}})
+    send_json(
+        proc, {"id": 2, "method": "session/prompt", "params": {"sessionId": "s1", "prompt": text}}
+    )
     lines = [proc.stdout.readline() for _ in range(3)]
     assert proc.stdin is not None
     proc.stdin.close()
@@ -107,11 +105,13 @@ def test_agent_memory_stays_bounded_while_the_client_stops_reading_a_long_stream
     assert proc.stdout is not None
     drain_stderr = threading.Thread(target=lambda: proc.stderr and proc.stderr.read(), daemon=True)
     drain_stderr.start()
-    rpc(proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+    send_json(proc, {"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
     assert b'"id":1' in proc.stdout.readline()
     idle = rss_kib(proc.pid)
     text = [{"type": "text", "text": f"flood {UPDATES} {UPDATE_SIZE}"}]
-    rpc(proc, {"id": 2, "method": "session/prompt", "params": {"sessionId": "s1", "prompt": text}})
+    send_json(
+        proc, {"id": 2, "method": "session/prompt", "params": {"sessionId": "s1", "prompt": text}}
+    )
     fd = proc.stdout.fileno()
     assert wait_until(lambda: _pipe_full(fd), 10.0), "the agent never filled its stdout pipe"
     # the producer now fills the agent's write buffer to the high-water mark and blocks: its
@@ -240,15 +240,9 @@ def test_an_agent_stops_reading_requests_while_the_client_leaves_its_answers_unr
     Before: the agent kept reading and queued every answer (2M requests: +187 MiB). Now it stops
     reading stdin while stdout is over the high-water mark: its RSS stays flat and the client's
     writes block. Then the client reads: every request is answered, none dropped."""
-    proc = subprocess.Popen(
-        reference_agent_argv(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **agent_env()},
-    )
+    proc = spawn_agent(reference_agent_argv())
     assert proc.stdin is not None and proc.stdout is not None
-    rpc(proc, {"id": "init", "method": "initialize", "params": {"protocolVersion": 1}})
+    send_json(proc, {"id": "init", "method": "initialize", "params": {"protocolVersion": 1}})
     assert b'"init"' in proc.stdout.readline()
     idle = rss_kib(proc.pid)
     written = [0]

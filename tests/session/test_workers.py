@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 import pytest
 
 from rxacp.session.workers import WorkerPool
+from tests.polling import wait_until
 
 pytestmark = pytest.mark.timeout(30)
 
 WAIT = 10.0  # generous bound for a loaded 2-core box; never reached when the pool is right
-
-
-def _until(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
-    """Poll ``predicate`` (bounded): for states the pool does not signal, like "worker idle"."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        threading.Event().wait(0.001)
-    return True
 
 
 def _signal_then_wait(started: threading.Event, stuck: threading.Event) -> Callable[[], None]:
@@ -70,7 +60,7 @@ def _pool_with_one_idle_worker(max_workers: int) -> WorkerPool:
     done = threading.Event()
     pool.submit(done.set)
     assert done.wait(WAIT)
-    assert _until(lambda: pool.thread_count == 1 and pool.busy_count == 0)
+    assert wait_until(lambda: pool.thread_count == 1 and pool.busy_count == 0)
     return pool
 
 
@@ -109,7 +99,7 @@ def test_an_idle_worker_exits_after_idle_seconds_and_the_next_task_still_runs() 
     first = threading.Event()
     pool.submit(first.set)
     assert first.wait(WAIT)
-    assert _until(lambda: pool.thread_count == 0)
+    assert wait_until(lambda: pool.thread_count == 0)
     second = threading.Event()
     pool.submit(second.set)
     assert second.wait(WAIT)
@@ -119,7 +109,7 @@ def test_an_idle_worker_exits_after_idle_seconds_and_the_next_task_still_runs() 
 def test_submit_after_shutdown_raises_and_idle_workers_exit() -> None:
     pool = _pool_with_one_idle_worker(max_workers=2)
     pool.shutdown()
-    assert _until(lambda: pool.thread_count == 0)
+    assert wait_until(lambda: pool.thread_count == 0)
     with pytest.raises(RuntimeError, match="shut down"):
         pool.submit(lambda: None)
 
@@ -156,8 +146,10 @@ def test_abandoning_a_running_task_gives_its_slot_back_so_the_next_task_runs_at_
     assert nxt.wait(WAIT), "the next task waited for the abandoned one"
     assert pool.stats().abandoned == 1
     stuck.set()
-    assert _until(lambda: pool.stats().abandoned == 0)
-    assert _until(lambda: pool.thread_count == 1), "the abandoned thread ends, it does not rejoin"
+    assert wait_until(lambda: pool.stats().abandoned == 0)
+    assert wait_until(lambda: pool.thread_count == 1), (
+        "the abandoned thread ends, it does not rejoin"
+    )
     pool.shutdown()
 
 
@@ -186,7 +178,7 @@ def test_abandon_does_nothing_for_a_task_that_is_done_or_abandoned_already() -> 
     done = threading.Event()
     task = pool.submit(done.set)
     assert done.wait(WAIT)
-    assert _until(lambda: task.state == "done")
+    assert wait_until(lambda: task.state == "done")
     assert not pool.abandon(task)
     assert pool.stats().abandoned == 0
     pool.shutdown()

@@ -7,9 +7,9 @@ import threading
 import time
 from typing import Any
 
-from rxacp.client import CancellationSignal
 from rxacp.schema import PromptRequest, RequestPermissionRequest, RequestPermissionResponse
 from rxacp.testing._reference_script import STREAM_WORDS
+from tests.cancelling import CancelWhen
 
 from .conftest import GRACE, WAIT, Conversation
 
@@ -38,14 +38,8 @@ def test_session_cancel_answers_cancelled_after_every_update_of_the_turn(
     conv: Conversation,
 ) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
-
-    def cancel_after_two_chunks() -> None:
-        if conv.wait_for(lambda: len(conv.chunks(sid)) >= 2):
-            stop.cancel()
-
-    threading.Thread(target=cancel_after_two_chunks, daemon=True).start()
-    response = conv.client.prompt(PromptRequest.text(sid, "slow 5"), stop)
+    canceller = CancelWhen(lambda: conv.wait_for(lambda: len(conv.chunks(sid)) >= 2))
+    response = conv.client.prompt(PromptRequest.text(sid, "slow 5"), canceller.stop)
     at_answer = conv.chunks(sid)
     assert response.stop_reason == "cancelled"
     assert 2 <= len(at_answer) < 50
@@ -79,19 +73,9 @@ def test_a_stubborn_handler_is_rescued_by_the_grace_period_and_answered_cancelle
     conv: Conversation,
 ) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
-    cancelled_at: list[float] = []
-
-    def cancel_after_first_chunk() -> None:
-        if conv.wait_for(lambda: len(conv.chunks(sid)) >= 1):
-            cancelled_at.append(time.monotonic())
-            stop.cancel()
-
-    canceller = threading.Thread(target=cancel_after_first_chunk, daemon=True)
-    canceller.start()
-    response = conv.client.prompt(PromptRequest.text(sid, "stubborn 5"), stop)
-    waited = time.monotonic() - cancelled_at[0]
-    canceller.join(WAIT)
+    canceller = CancelWhen(lambda: conv.wait_for(lambda: len(conv.chunks(sid)) >= 1))
+    response = conv.client.prompt(PromptRequest.text(sid, "stubborn 5"), canceller.stop)
+    waited = time.monotonic() - canceller.join(WAIT)
     assert response.stop_reason == "cancelled"
     assert GRACE - 0.1 <= waited < GRACE + 1.0
     assert len(conv.chunks(sid)) >= 2  # it kept working during the grace period
@@ -101,7 +85,6 @@ def test_session_cancel_answers_the_pending_permission_request_cancelled(
     conv: Conversation,
 ) -> None:
     sid = conv.new_session()
-    stop = CancellationSignal()
     asking = threading.Event()
     release = threading.Event()
 
@@ -111,14 +94,11 @@ def test_session_cancel_answers_the_pending_permission_request_cancelled(
         return RequestPermissionResponse.selected("allow")
 
     conv.permission = hold
-
-    def cancel_once_asked() -> None:
-        if asking.wait(WAIT):
-            stop.cancel()
-
-    threading.Thread(target=cancel_once_asked, daemon=True).start()
+    canceller = CancelWhen(lambda: asking.wait(WAIT))
     try:
-        response = conv.client.prompt(PromptRequest.text(sid, "permission Delete it"), stop)
+        response = conv.client.prompt(
+            PromptRequest.text(sid, "permission Delete it"), canceller.stop
+        )
     finally:
         release.set()
     assert response.stop_reason == "cancelled"

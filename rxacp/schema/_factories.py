@@ -15,9 +15,19 @@ aliases (see ``helpers.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from rxacp.schema._base import AcpModel
+
+if TYPE_CHECKING:
+    _Mixin = AcpModel
+else:
+    # At run time a mixin is a plain class: the generated model it is mixed into is the pydantic
+    # model. As AcpModel subclasses they were 11 more model classes built at import (cold start);
+    # for the type checker they are AcpModel, so ``cls.from_wire`` returns ``Self``.
+    class _Mixin:
+        __slots__ = ()
+
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -52,7 +62,7 @@ def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-class InitializeRequestFactories(AcpModel):
+class InitializeRequestFactories(_Mixin):
     """Factories for ``InitializeRequest``."""
 
     @classmethod
@@ -78,7 +88,7 @@ class InitializeRequestFactories(AcpModel):
         )
 
 
-class InitializeResponseFactories(AcpModel):
+class InitializeResponseFactories(_Mixin):
     """Factories for ``InitializeResponse``."""
 
     @classmethod
@@ -105,7 +115,7 @@ class InitializeResponseFactories(AcpModel):
         )
 
 
-class NewSessionRequestFactories(AcpModel):
+class NewSessionRequestFactories(_Mixin):
     """Factories for ``NewSessionRequest``."""
 
     @classmethod
@@ -114,7 +124,7 @@ class NewSessionRequestFactories(AcpModel):
         return cls.from_wire({"cwd": cwd, "mcpServers": [_wire(s) for s in mcp_servers]})
 
 
-class PromptRequestFactories(AcpModel):
+class PromptRequestFactories(_Mixin):
     """Factories for ``PromptRequest``."""
 
     @classmethod
@@ -132,7 +142,7 @@ class PromptRequestFactories(AcpModel):
         )
 
 
-class PromptResponseFactories(AcpModel):
+class PromptResponseFactories(_Mixin):
     """Factories for ``PromptResponse``."""
 
     @classmethod
@@ -176,7 +186,7 @@ class PromptResponseFactories(AcpModel):
         return cls.of("max_turn_requests")
 
 
-class RequestPermissionResponseFactories(AcpModel):
+class RequestPermissionResponseFactories(_Mixin):
     """Factories for ``RequestPermissionResponse``."""
 
     @classmethod
@@ -190,7 +200,7 @@ class RequestPermissionResponseFactories(AcpModel):
         return cls.from_wire({"outcome": {"outcome": "cancelled"}})
 
 
-class SessionNotificationFactories(AcpModel):
+class SessionNotificationFactories(_Mixin):
     """Factories for ``SessionNotification`` (the ``session/update`` params)."""
 
     @classmethod
@@ -215,7 +225,7 @@ class SessionNotificationFactories(AcpModel):
         )
 
 
-class SetSessionConfigOptionRequestFactories(AcpModel):
+class SetSessionConfigOptionRequestFactories(_Mixin):
     """Factories for ``SetSessionConfigOptionRequest`` (``session/set_config_option``)."""
 
     @classmethod
@@ -231,7 +241,7 @@ class SetSessionConfigOptionRequestFactories(AcpModel):
         )
 
 
-class CreateElicitationRequestFactories(AcpModel):
+class CreateElicitationRequestFactories(_Mixin):
     """Factories for ``CreateElicitationRequest`` (``elicitation/create``), session-scoped."""
 
     @classmethod
@@ -263,7 +273,7 @@ class CreateElicitationRequestFactories(AcpModel):
         )
 
 
-class CreateElicitationResponseFactories(AcpModel):
+class CreateElicitationResponseFactories(_Mixin):
     """Factories for ``CreateElicitationResponse``."""
 
     @classmethod
@@ -284,7 +294,7 @@ class CreateElicitationResponseFactories(AcpModel):
         return cls.from_wire({"action": "cancel"})
 
 
-class ClientCapabilitiesFactories(AcpModel):
+class ClientCapabilitiesFactories(_Mixin):
     """Factories for ``ClientCapabilities``."""
 
     @classmethod

@@ -351,7 +351,9 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             _set_blocking(self._restore_stdin_blocking)
         if self._write_transport is not None:
             # Flushes what is buffered, then closes our fd; blocking mode is restored in
-            # _on_stdout_lost once asyncio no longer writes.
+            # _on_stdout_lost once asyncio no longer writes. Drained first (bounded, see drain):
+            # an agent's loop ends right after close(), and asyncio's unflushed buffer with it.
+            await self.drain()
             self._write_transport.close()
         if self._sync_out is not None and self._sync_out is not self._stdout_obj:
             with contextlib.suppress(OSError, ValueError):

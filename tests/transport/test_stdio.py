@@ -6,8 +6,10 @@ import asyncio
 import io
 import json
 import os
+import select
 import signal
 import sys
+import threading
 from typing import Any
 
 import pytest
@@ -375,3 +377,46 @@ async def test_agent_stdout_frames_reach_the_receiver_in_the_read_callback_itsel
     await transport.close()
     assert rec.frames == [b'{"ping":1}']
     assert "_read_ready" in callers[0], callers[0]
+
+
+def test_closing_the_agent_side_hands_every_queued_frame_to_stdout_before_it_returns() -> None:
+    """Before: ``close()`` gave stdout's buffered frames to asyncio and returned at once; the
+    agent's loop then ended and the unflushed tail was lost (a CI run: 98,131 of 100,000
+    answers reached a client that read them only after closing the agent's stdin). Now
+    ``close()`` waits, bounded, until stdout has taken them."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    frames = 2_000  # ~400 KB: several pipe buffers
+    reading = threading.Event()
+    received: list[bytes] = []
+
+    def read_all() -> None:  # until EOF, or 20 s without data (the old code left the fd open)
+        reading.wait(60.0)
+        data = b""
+        while select.select([out_r], [], [], 20.0)[0]:
+            chunk = os.read(out_r, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(out_r)
+        received.extend(data.splitlines())
+
+    async def agent_side() -> None:
+        with open(in_r, "rb", buffering=0) as stdin, open(out_w, "wb", buffering=0) as stdout:
+            transport = StdioAcpAgentTransport(stdin, stdout)
+            await transport.start(asyncio.get_running_loop(), Recorder().bind())
+            for i in range(frames):
+                transport.send(b'{"i":%d,"pad":"%s"}' % (i, b"p" * 180))
+            reading.set()  # the client reads only now
+            await transport.close()
+
+    reader = threading.Thread(target=read_all)
+    reader.start()
+    try:
+        asyncio.run(agent_side())  # the loop ends right after close(), as an agent's does
+    finally:
+        reading.set()
+        os.close(in_w)
+        reader.join(60.0)
+    assert len(received) == frames
+    assert received[-1].startswith(b'{"i":%d,' % (frames - 1))

@@ -89,6 +89,18 @@ def make(harnesses: list[AgentHarness], api: str, handler: Any, **kw: Any) -> Ag
     return h
 
 
+def stubborn_turn(
+    harnesses: list[AgentHarness], api: str, id: Any = None, **options: Any
+) -> tuple[Gate, AgentHarness, Any]:
+    """An agent whose prompt turn (id ``id``) is under way with a handler that ignores
+    cancellation until the gate opens; returns the gate, the harness and the prompt's id."""
+    gate = Gate()
+    h = make(harnesses, api, never_answers(api, gate), **options)
+    rid = h.prompt(id=id)
+    h.next()
+    return gate, h, rid
+
+
 def is_update(msg: dict[str, Any], text: str) -> bool:
     return (
         msg.get("method") == "session/update" and msg["params"]["update"]["content"]["text"] == text
@@ -156,10 +168,7 @@ def test_before_cancel_a_handler_failure_is_answered_with_its_own_code(
 def test_a_second_prompt_on_a_busy_session_gets_invalid_request_even_after_cancel(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate))
-    h.prompt()
-    h.next()
+    gate, h, _ = stubborn_turn(harnesses, api)
     second = h.prompt()
     answer = h.next()
     assert answer["id"] == second and answer["error"]["code"] == -32600
@@ -193,10 +202,7 @@ def test_two_sessions_run_turns_concurrently_and_cancelling_one_leaves_the_other
 def test_grace_period_answers_cancelled_for_a_stubborn_handler_in_virtual_time(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate), grace=10.0)
-    rid = h.prompt()
-    h.next()
+    gate, h, rid = stubborn_turn(harnesses, api, grace=10.0)
     h.cancel()
     h.advance(9.0)
     h.cancel()  # a repeated cancel does not extend the grace period
@@ -217,10 +223,7 @@ def test_grace_period_answers_cancelled_for_a_stubborn_handler_in_virtual_time(
 
 @pytest.mark.parametrize("api", API)
 def test_zero_grace_period_disables_the_rescue(harnesses: list[AgentHarness], api: str) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate), grace=None)
-    h.prompt()
-    h.next()
+    gate, h, _ = stubborn_turn(harnesses, api, grace=None)
     h.cancel()
     h.advance(3600)
     assert h.idle() and h.agent.active_turns == 1
@@ -231,10 +234,7 @@ def test_zero_grace_period_disables_the_rescue(harnesses: list[AgentHarness], ap
 def test_max_prompt_duration_answers_request_cancelled_with_iso_duration(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate), max_duration=1800.0)
-    rid = h.prompt()
-    h.next()
+    gate, h, rid = stubborn_turn(harnesses, api, max_duration=1800.0)
     h.advance(1799)
     assert h.idle()
     h.advance(2)
@@ -249,10 +249,7 @@ def test_max_prompt_duration_answers_request_cancelled_with_iso_duration(
 def test_max_prompt_duration_answers_cancelled_when_already_cancelling(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate), grace=100.0, max_duration=30.0)
-    rid = h.prompt()
-    h.next()
+    gate, h, rid = stubborn_turn(harnesses, api, grace=100.0, max_duration=30.0)
     h.advance(10)
     h.cancel()
     h.advance(25)
@@ -265,10 +262,7 @@ def test_max_prompt_duration_answers_cancelled_when_already_cancelling(
 def test_cancel_request_for_the_prompt_answers_request_cancelled_at_once(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate))
-    rid = h.prompt(id="p-1")
-    h.next()
+    gate, h, rid = stubborn_turn(harnesses, api, id="p-1")
     h.cancel_request("p-1")
     _, answer = h.next_answer()
     assert answer["id"] == rid and answer["error"]["code"] == -32800
@@ -281,10 +275,7 @@ def test_cancel_request_for_the_prompt_answers_request_cancelled_at_once(
 def test_cancel_request_after_session_cancel_answers_cancelled(
     harnesses: list[AgentHarness], api: str
 ) -> None:
-    gate = Gate()
-    h = make(harnesses, api, never_answers(api, gate))
-    rid = h.prompt()
-    h.next()
+    gate, h, rid = stubborn_turn(harnesses, api)
     h.cancel()
     h.flush()
     h.cancel_request(rid)

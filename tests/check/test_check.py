@@ -23,6 +23,7 @@ import pytest
 from rxacp.cli import main
 from rxacp.cli.check import RULES
 from rxacp.cli.check_rules import check_update
+from tests.check import RXACP_CHECK
 from tests.interop.test_client_vs_python_sdk import _interop_python
 
 __all__: list[str] = []
@@ -53,17 +54,7 @@ def _env() -> dict[str, str]:
 
 def _check(agent: str) -> dict[str, Any]:
     """``rxacp check --agent AGENT --json`` as a subprocess; the report plus the exit code."""
-    command = [
-        sys.executable,
-        "-m",
-        "rxacp",
-        "check",
-        "--agent",
-        agent,
-        "--json",
-        "--timeout",
-        TIMEOUT,
-    ]
+    command = [*RXACP_CHECK, "--agent", agent, "--json", "--timeout", TIMEOUT]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=RUN_BOUND_S, env=_env(), cwd=ROOT

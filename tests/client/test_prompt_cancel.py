@@ -233,14 +233,20 @@ def test_a_request_times_out_in_virtual_time_and_tells_the_agent(rig: Rig) -> No
     rig.agent.wait_for_method(CANCEL_REQUEST)
 
 
-def test_a_prompt_is_not_bounded_by_the_request_timeout(rig: Rig) -> None:
-    client, clock = _virtual_client(rig, request=5.0)
+def _hanging_prompt(rig: Rig, client: Any) -> Outcome:
+    """Subscribe to a prompt the agent never answers; returns once the agent has it."""
     outcome = Outcome()
     client.prompt(PromptRequest.text(SID, "hang")).subscribe(
         outcome.on_next, outcome.on_error, outcome.on_completed
     )
     rig.agent.wait_for_method(m.SESSION_PROMPT)
     flush(client.session)
+    return outcome
+
+
+def test_a_prompt_is_not_bounded_by_the_request_timeout(rig: Rig) -> None:
+    client, clock = _virtual_client(rig, request=5.0)
+    outcome = _hanging_prompt(rig, client)
     clock.advance_by(3600.0)
     client.ext_method("_test/echo", {}).subscribe()
     rig.agent.wait_for_method("_test/echo")
@@ -250,12 +256,7 @@ def test_a_prompt_is_not_bounded_by_the_request_timeout(rig: Rig) -> None:
 
 def test_prompt_timeout_bounds_the_turn_in_virtual_time(rig: Rig) -> None:
     client, clock = _virtual_client(rig, request=5.0, prompt=10.0)
-    outcome = Outcome()
-    client.prompt(PromptRequest.text(SID, "hang")).subscribe(
-        outcome.on_next, outcome.on_error, outcome.on_completed
-    )
-    rig.agent.wait_for_method(m.SESSION_PROMPT)
-    flush(client.session)
+    outcome = _hanging_prompt(rig, client)
     clock.advance_by(9.9)
     flush(client.session)
     assert not outcome.done.is_set()

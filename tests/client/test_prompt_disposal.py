@@ -151,6 +151,13 @@ def quirky(request: pytest.FixtureRequest) -> Iterator[Peer]:
     peer.close()
 
 
+def _dispose_started_prompt(peer: Peer) -> None:
+    """Prompt "long" and dispose the prompt once the agent has it (its turn still running)."""
+    _, subscription = _subscribe(peer.client.prompt(PromptRequest.text(SID, "long")))
+    peer.agent.wait_for_method(m.SESSION_PROMPT)
+    subscription.dispose()
+
+
 def _dispose_long_prompt(peer: Peer, n: int) -> None:
     """Dispose the ``n``-th "long" prompt (earlier prompts: one echo after each)."""
     _, subscription = _subscribe(peer.client.prompt(PromptRequest.text(SID, "long")))
@@ -179,9 +186,7 @@ def test_a_peer_answering_cancel_request_with_32601_is_not_sent_it_again(
 
 def test_the_next_prompt_waits_until_the_disposed_turn_answered(quirky: Peer) -> None:
     agent = quirky.agent
-    _, subscription = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "long")))
-    agent.wait_for_method(m.SESSION_PROMPT)
-    subscription.dispose()
+    _dispose_started_prompt(quirky)
     outcome, _ = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "echo next")))
     agent.wait_for_method(CANCEL_REQUEST)
     flush(quirky.client.session)
@@ -193,9 +198,7 @@ def test_the_next_prompt_waits_until_the_disposed_turn_answered(quirky: Peer) ->
 
 def test_a_held_prompt_disposed_before_it_was_sent_sends_nothing(quirky: Peer) -> None:
     agent = quirky.agent
-    _, first = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "long")))
-    agent.wait_for_method(m.SESSION_PROMPT)
-    first.dispose()
+    _dispose_started_prompt(quirky)
     _, held = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "echo never")))
     held.dispose()
     agent.wait_for_method(m.SESSION_CANCEL)
@@ -215,9 +218,7 @@ def test_a_held_prompt_whose_stop_is_cancelled_answers_cancelled_without_sending
     from rxacp.client import CancellationSignal
 
     agent = quirky.agent
-    _, first = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "long")))
-    agent.wait_for_method(m.SESSION_PROMPT)
-    first.dispose()
+    _dispose_started_prompt(quirky)
     stop = CancellationSignal()
     outcome, _ = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "echo no"), stop))
     agent.wait_for_method(CANCEL_REQUEST)
@@ -249,9 +250,7 @@ def test_a_held_prompt_is_sent_after_the_settle_bound_in_virtual_time() -> None:
 
 
 def test_prompts_of_other_sessions_are_not_held(quirky: Peer) -> None:
-    _, first = _subscribe(quirky.client.prompt(PromptRequest.text(SID, "long")))
-    quirky.agent.wait_for_method(m.SESSION_PROMPT)
-    first.dispose()
+    _dispose_started_prompt(quirky)
     other = quirky.client.prompt(PromptRequest.text("sess-2", "echo other")).run()
     assert other.stop_reason == "end_turn"
 

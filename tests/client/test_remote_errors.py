@@ -135,11 +135,8 @@ def test_an_agent_handler_letting_the_clients_error_escape_answers_32603_not_the
             raise AcpProtocolException(-32002, "my own not-found", {"mine": True})
         return ctx.read_file("/missing")
 
-    builder = (
-        AcpAgent.sync(pair.agent_transport)
-        if api == "sync"
-        else AcpAgent.async_(pair.agent_transport)
-    )
+    end = pair.agent_transport
+    builder = AcpAgent.sync(end) if api == "sync" else AcpAgent.async_(end)
     agent = (
         builder.initialize_handler(lambda req: InitializeResponse.ok())
         .prompt_handler(sync_prompt if api == "sync" else async_prompt)

@@ -244,11 +244,8 @@ def test_async_def_handlers_are_awaited_by_both_agent_apis(api: str) -> None:
         await asyncio.sleep(0)
         return PromptResponse.end_turn()
 
-    builder = (
-        AcpAgent.sync(pair.agent_transport)
-        if api == "sync"
-        else AcpAgent.async_(pair.agent_transport)
-    )
+    end = pair.agent_transport
+    builder = AcpAgent.sync(end) if api == "sync" else AcpAgent.async_(end)
     agent = (
         builder.initialize_handler(lambda req: InitializeResponse.ok())
         .new_session_handler(new_session)

@@ -14,7 +14,6 @@ Not responsible for any scenario (``test_*.py``) or agent configuration (``agent
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 
 from tests.field.fake_model import FakeModelServer
 from tests.field.matrix import FIELD_MATRIX, QUIRKS
+from tests.interop.matrix import save_json
 from tests.setup_scripts import run_setup_script
 
 __all__ = [
@@ -68,21 +68,17 @@ def model_server() -> Iterator[FakeModelServer]:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Write the field matrix, the quirks with their evidence, and the JSON copy's path."""
-    lines = FIELD_MATRIX.render()
-    if not lines:
+    title = "ACP field matrix (production agents and clients x scenario)"
+    if not FIELD_MATRIX.write_section(terminalreporter, title):
         return
-    terminalreporter.section("ACP field matrix (production agents and clients x scenario)")
-    for line in lines:
-        terminalreporter.write_line(line)
     quirks = QUIRKS.render()
     if quirks:
         terminalreporter.write_line("")
         terminalreporter.write_line("QUIRK = a behaviour of that peer, expected and asserted:")
         for line in quirks:
             terminalreporter.write_line(line)
-    cache = getattr(terminalreporter.config, "cache", None)
-    if cache is not None:
-        out = Path(str(cache.mkdir("field"))) / "matrix.json"
-        payload = {**FIELD_MATRIX.to_json(), "quirks": QUIRKS.to_json()}
-        out.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    out = save_json(
+        terminalreporter, "field", {**FIELD_MATRIX.to_json(), "quirks": QUIRKS.to_json()}
+    )
+    if out is not None:
         terminalreporter.write_line(f"(JSON: {out})")

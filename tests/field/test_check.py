@@ -16,12 +16,12 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.check import RXACP_CHECK
 from tests.field.agents import AGENTS, FieldAgent
 from tests.field.fake_model import FakeModelServer
 from tests.field.matrix import FIELD_MATRIX, QUIRK, QUIRKS
@@ -62,10 +62,7 @@ def _run_check(agent: FieldAgent, server: FakeModelServer, base: Path) -> dict[s
         warm.close()
     launch = agent.configure(warm.home, server.base_url)
     command = [
-        sys.executable,
-        "-m",
-        "rxacp",
-        "check",
+        *RXACP_CHECK,
         "--agent",
         shlex.join(launch.command),
         "--prompt",

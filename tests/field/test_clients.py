@@ -29,6 +29,7 @@ import pytest
 from rxacp.testing._reference_script import STREAM_WORDS
 from tests.field.agents import CACHE, ROOT
 from tests.field.matrix import FIELD_MATRIX, QUIRK, QUIRKS
+from tests.interop.peer_clients import scenario_lines
 
 __all__: list[str] = []
 
@@ -80,13 +81,7 @@ def _run_acp_client(api: str, file: Path, cwd: Path) -> dict[str, Any]:
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=RUN_BOUND_S, env=_env(), cwd=cwd
     )
-    facts: dict[str, Any] = {"_exit": done.returncode, "_stderr": done.stderr[-2000:]}
-    for line in done.stdout.splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            item = json.loads(line)
-            if isinstance(item, dict) and "scenario" in item:
-                facts[item["scenario"]] = item
-    return facts
+    return {"_exit": done.returncode, "_stderr": done.stderr[-2000:], **scenario_lines(done.stdout)}
 
 
 @pytest.fixture(scope="module")

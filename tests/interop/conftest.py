@@ -5,28 +5,19 @@ Not responsible for any peer or assertion (see the ``test_*.py`` modules and ``m
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.interop.matrix import MATRIX
+from tests.interop.matrix import MATRIX, save_json
 
 __all__ = ["pytest_terminal_summary"]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Write the peer x scenario table (and where its JSON copy is) after the test summary."""
-    lines = MATRIX.render()
-    if not lines:
+    if not MATRIX.write_section(terminalreporter, "ACP interop matrix (peer x scenario)"):
         return
-    terminalreporter.section("ACP interop matrix (peer x scenario)")
-    for line in lines:
-        terminalreporter.write_line(line)
     note = "N/A = the peer cannot do it (the test asserts rxacp's side still behaves)"
-    cache = getattr(terminalreporter.config, "cache", None)
-    if cache is not None:
-        out = Path(str(cache.mkdir("interop"))) / "matrix.json"
-        out.write_text(json.dumps(MATRIX.to_json(), indent=2), encoding="utf-8")
+    out = save_json(terminalreporter, "interop", MATRIX.to_json())
+    if out is not None:
         note += f"; JSON: {out}"
     terminalreporter.write_line(f"({note})")

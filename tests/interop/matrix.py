@@ -11,11 +11,15 @@ and renders verdicts. A cell that no test reached stays ``-``.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MATRIX", "NA", "SCENARIOS", "Matrix"]
+import pytest
+
+__all__ = ["MATRIX", "NA", "SCENARIOS", "Matrix", "save_json"]
 
 SCENARIOS: tuple[str, ...] = (
     "initialize",
@@ -88,6 +92,16 @@ class Matrix:
             lines.append(peer.ljust(width) + " | " + cells)
         return lines
 
+    def write_section(self, terminalreporter: pytest.TerminalReporter, title: str) -> bool:
+        """Print the table as the terminal-summary section ``title``; False when it is empty."""
+        lines = self.render()
+        if not lines:
+            return False
+        terminalreporter.section(title)
+        for line in lines:
+            terminalreporter.write_line(line)
+        return True
+
     def to_json(self) -> dict[str, Any]:
         """``{"scenarios": [...], "peers": {peer: {scenario: verdict}}}``."""
         with self._lock:
@@ -101,3 +115,16 @@ class Matrix:
 
 MATRIX = Matrix()
 """The one matrix of this pytest process."""
+
+
+def save_json(
+    terminalreporter: pytest.TerminalReporter, folder: str, payload: dict[str, Any]
+) -> Path | None:
+    """Save ``payload`` as ``matrix.json`` in pytest's cache folder ``folder``; its path
+    (``None`` when the cache is disabled)."""
+    cache = getattr(terminalreporter.config, "cache", None)
+    if cache is None:
+        return None
+    out = Path(str(cache.mkdir(folder))) / "matrix.json"
+    out.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return out

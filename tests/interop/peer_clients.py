@@ -32,6 +32,7 @@ __all__ = [
     "Check",
     "run_peer_client",
     "scenario_facts",
+    "scenario_lines",
 ]
 
 STREAM_N = 10_000
@@ -88,13 +89,18 @@ def run_peer_client(
     except subprocess.TimeoutExpired as exc:
         name = Path(launcher[-1]).name
         return {"_fatal": f"{name} did not finish within {timeout_s:g} s: {exc}"}
-    results: dict[str, Any] = {"_exit": done.returncode, "_stderr": done.stderr[-3000:]}
-    for line in done.stdout.splitlines():
+    return {"_exit": done.returncode, "_stderr": done.stderr[-3000:], **scenario_lines(done.stdout)}
+
+
+def scenario_lines(stdout: str) -> dict[str, Any]:
+    """``{scenario: facts}`` of every JSON line with a ``scenario`` key (other lines skipped)."""
+    facts: dict[str, Any] = {}
+    for line in stdout.splitlines():
         with contextlib.suppress(json.JSONDecodeError):
-            fact = json.loads(line)
-            if isinstance(fact, dict) and "scenario" in fact:
-                results[fact["scenario"]] = fact
-    return results
+            item = json.loads(line)
+            if isinstance(item, dict) and "scenario" in item:
+                facts[item["scenario"]] = item
+    return facts
 
 
 def scenario_facts(run: dict[str, Any], scenario: str, peer: str) -> dict[str, Any]:

@@ -73,15 +73,22 @@ def raw_peer() -> Any:
         peer.close()
 
 
+def _turn_under_way(peer: Any, text: str) -> str:
+    """Open a session and prompt ``text`` (request id 3) until its first update arrived;
+    returns the session id."""
+    sid: str = peer.start_session()
+    prompt = [{"type": "text", "text": text}]
+    peer.request(3, "session/prompt", {"sessionId": sid, "prompt": prompt})
+    assert peer.proc.stdout.readline()
+    return sid
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_wire_answers_cancel_with_stop_reason_cancelled_after_the_updates(
     raw_peer: Any, api: str
 ) -> None:
     peer = raw_peer("--api", api)
-    sid = peer.start_session()
-    text = [{"type": "text", "text": "slow 5"}]
-    peer.request(3, "session/prompt", {"sessionId": sid, "prompt": text})
-    assert peer.proc.stdout.readline()  # the first chunk arrived: the turn is running
+    sid = _turn_under_way(peer, "slow 5")  # the first chunk arrived: the turn is running
     peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
     before, answer = peer.until(3)
     assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}
@@ -94,11 +101,8 @@ def test_async_stream_is_stopped_mid_stream_when_the_grace_period_disposes_the_t
     # the stream script ignores cancellation; the async run yields to the loop between slices,
     # so the cancel is read, the grace period disposes the run and the stream stops there
     peer = raw_peer("--api", "async", "--cancel-grace", "0.2")
-    sid = peer.start_session()
     count = 5_000_000
-    text = [{"type": "text", "text": f"stream {count}"}]
-    peer.request(3, "session/prompt", {"sessionId": sid, "prompt": text})
-    assert peer.proc.stdout.readline()  # streaming
+    sid = _turn_under_way(peer, f"stream {count}")  # streaming
     peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
     before, answer = peer.until(3)
     assert answer["result"] == {"stopReason": "cancelled"}
@@ -122,10 +126,7 @@ def test_exits_within_one_second_of_stdin_eof_even_with_a_stubborn_turn(
     raw_peer: Any, api: str
 ) -> None:
     peer = raw_peer("--api", api)
-    sid = peer.start_session()
-    text = [{"type": "text", "text": "stubborn 30"}]
-    peer.request(3, "session/prompt", {"sessionId": sid, "prompt": text})
-    assert peer.proc.stdout.readline()  # the stubborn handler is running
+    _turn_under_way(peer, "stubborn 30")  # the stubborn handler is running
     closed = time.monotonic()
     peer.proc.stdin.close()
     assert peer.proc.wait(WAIT) == 0

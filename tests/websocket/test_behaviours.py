@@ -34,6 +34,11 @@ def test_a_thousand_streamed_updates_all_arrive_in_order_before_the_answer(
     assert conv.chunks(sid) == words(1000)  # all of them, in order, when prompt() returned
 
 
+def _sent(conv: Conversation, method: str, key: str) -> list[Any]:
+    """``params[key]`` of every ``method`` message the client wrote, in order."""
+    return [m["params"][key] for m in conv.wire.sent if m.get("method") == method]
+
+
 def test_session_cancel_answers_cancelled_after_every_update_of_the_turn(
     conv: Conversation,
 ) -> None:
@@ -45,8 +50,7 @@ def test_session_cancel_answers_cancelled_after_every_update_of_the_turn(
     assert 2 <= len(at_answer) < 50
     conv.new_session()  # a later round trip: anything the turn wrote has arrived by now
     assert conv.chunks(sid) == at_answer == words(len(at_answer))
-    cancels = [m for m in conv.wire.sent if m.get("method") == "session/cancel"]
-    assert [m["params"]["sessionId"] for m in cancels] == [sid]
+    assert _sent(conv, "session/cancel", "sessionId") == [sid]
 
 
 def test_disposing_a_prompt_sends_one_session_cancel_and_one_cancel_request(
@@ -63,10 +67,8 @@ def test_disposing_a_prompt_sends_one_session_cancel_and_one_cancel_request(
     # session/cancel is written first, so the agent ends the turn `cancelled` (the answer the
     # disposed subscriber no longer sees); $/cancel_request follows for the same id.
     assert answer["result"]["stopReason"] == "cancelled"
-    session_cancels = [m for m in conv.wire.sent if m.get("method") == "session/cancel"]
-    assert [m["params"]["sessionId"] for m in session_cancels] == [sid]
-    cancels = [m for m in conv.wire.sent if m.get("method") == "$/cancel_request"]
-    assert [m["params"]["requestId"] for m in cancels] == [prompt["id"]]
+    assert _sent(conv, "session/cancel", "sessionId") == [sid]
+    assert _sent(conv, "$/cancel_request", "requestId") == [prompt["id"]]
 
 
 def test_a_stubborn_handler_is_rescued_by_the_grace_period_and_answered_cancelled(

@@ -165,6 +165,15 @@ const app = client({ name: "ts-sdk-interop-client" })
 const connection = app.connect({ readable: inbound, writable: outboundTap.writable });
 const agentCtx = connection.agent;
 
+/** The outcome of a request: `{ response, error }` (one of them null; error as errorFacts). */
+async function settled(answer) {
+  try {
+    return { response: await answer, error: null };
+  } catch (e) {
+    return { response: null, error: errorFacts(e) };
+  }
+}
+
 async function newSession() {
   const response = await agentCtx.request(methods.agent.session.new, {
     cwd: process.cwd(),
@@ -291,13 +300,7 @@ const scenarios = {
     await waitForUpdates(sid, 1);
     const cancelledAt = Date.now();
     await agentCtx.notify(methods.agent.session.cancel, { sessionId: sid });
-    let response = null;
-    let error = null;
-    try {
-      response = await answer;
-    } catch (e) {
-      error = errorFacts(e);
-    }
+    const { response, error } = await settled(answer);
     const answeredAt = Date.now();
     await roundTrip();
     const afterAnswer = updatesAfterAnswer(sid, lastPromptId(sid));
@@ -319,13 +322,7 @@ const scenarios = {
     await waitForUpdates(sid, 1);
     const cancelledAt = Date.now();
     abort.abort();
-    let response = null;
-    let error = null;
-    try {
-      response = await answer;
-    } catch (e) {
-      error = errorFacts(e);
-    }
+    const { response, error } = await settled(answer);
     const answeredAt = Date.now();
     await roundTrip();
     const promptId = lastPromptId(sid);

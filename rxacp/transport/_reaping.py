@@ -105,14 +105,8 @@ def _group_has_live_member(pgid: int) -> bool:
     except OSError:
         return True
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+        fields = _proc_stat(entry) if entry.isdigit() else None
+        if fields is not None and len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
             return True
     return False
 

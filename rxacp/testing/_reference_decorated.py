@@ -81,12 +81,7 @@ def build_decorated(
     """Build (not start) the decorator version of the reference agent."""
     instance = ReferenceDecoratedAgent(sessions)
     builder = AcpAgentSupport.create(instance).transport(transport)
-    if options.cancel_grace is not None:
-        builder.cancel_grace_period(options.cancel_grace)
-    if options.max_prompt_duration is not None:
-        builder.max_prompt_duration(options.max_prompt_duration)
-    if options.hold_prompt_while_cancelling:
-        builder.hold_prompt_while_cancelling()
+    options.apply(builder)
     agent = builder.build()
     instance.agent = agent
     return agent

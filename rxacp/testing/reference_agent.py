@@ -211,6 +211,15 @@ class ReferenceOptions:
     hold_prompt_while_cancelling: bool = False
     """Hold a prompt that arrives while its session's turn is cancelling (default: -32600)."""
 
+    def apply(self, builder: Any) -> None:
+        """Set these options on an agent builder (any of the three APIs')."""
+        if self.cancel_grace is not None:
+            builder.cancel_grace_period(self.cancel_grace)
+        if self.max_prompt_duration is not None:
+            builder.max_prompt_duration(self.max_prompt_duration)
+        if self.hold_prompt_while_cancelling:
+            builder.hold_prompt_while_cancelling()
+
 
 Runnable = AcpSyncAgent | AcpAsyncAgent | Any
 
@@ -242,12 +251,7 @@ def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) ->
         return run_reactive(sessions.script(request), ctx, client_behind)
 
     builder.agent_info(name=AGENT_NAME, version=package_version(), title="rxacp reference agent")
-    if options.cancel_grace is not None:
-        builder.cancel_grace_period(options.cancel_grace)
-    if options.max_prompt_duration is not None:
-        builder.max_prompt_duration(options.max_prompt_duration)
-    if options.hold_prompt_while_cancelling:
-        builder.hold_prompt_while_cancelling()
+    options.apply(builder)
     builder.new_session_handler(sessions.new_session)
     builder.load_session_handler(lambda req: sessions.load_session(req, send))
     builder.list_sessions_handler(sessions.list_sessions)

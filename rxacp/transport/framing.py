@@ -16,9 +16,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, Frame, FrameReceiver
+from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, Frame, FrameReceiver, TransportClosed
 
-__all__ = ["READ_CHUNK_BYTES", "LineFramer", "bound_reads", "call_safely", "frame_to_line"]
+__all__ = [
+    "READ_CHUNK_BYTES",
+    "ClosedOnce",
+    "LineFramer",
+    "bound_reads",
+    "call_safely",
+    "frame_to_line",
+]
 
 _log = logging.getLogger("rxacp.transport.stdio")
 
@@ -29,6 +36,20 @@ def call_safely(fn: Callable[..., None], *args: Any) -> None:
         fn(*args)
     except Exception:
         _log.exception("frame receiver callback %r failed", fn)
+
+
+class ClosedOnce:
+    """Mixin of the byte transports: tell the receiver ``on_closed`` exactly once."""
+
+    _receiver: FrameReceiver | None
+    _closed_reported: bool = False
+
+    def _report(self, info: TransportClosed) -> None:
+        if self._closed_reported:
+            return
+        self._closed_reported = True
+        if self._receiver is not None:
+            call_safely(self._receiver.on_closed, info)
 
 
 READ_CHUNK_BYTES = 64 * 1024

@@ -29,7 +29,12 @@ from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBui
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.cork import CorkedWrites
 from rxacp.transport.flow import WriteFlow
-from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
+from rxacp.transport.framing import (
+    ClosedOnce,
+    LineFramer,
+    bound_reads,
+    frame_to_line,
+)
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
 
 __all__ = [
@@ -95,7 +100,7 @@ class _ClientProtocol(asyncio.SubprocessProtocol):
         self._owner._flow.resume_writing()
 
 
-class StdioAcpClientTransport(CorkedWrites, AcpTransport):
+class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
     """Client side of stdio: spawn the agent and speak newline-delimited frames over its pipes.
 
     The agent runs in a new session/process group so :meth:`close` can terminate it together
@@ -368,13 +373,6 @@ class StdioAcpClientTransport(CorkedWrites, AcpTransport):
         self._report(
             TransportClosed(reason, error=exc, exit_code=code, stderr_tail=self._stderr.tail())
         )
-
-    def _report(self, info: TransportClosed) -> None:
-        if self._closed_reported:
-            return
-        self._closed_reported = True
-        if self._receiver is not None:
-            call_safely(self._receiver.on_closed, info)
 
 
 def _set(fut: asyncio.Future[None] | None) -> None:

@@ -30,7 +30,13 @@ from rxacp.transport.base import (
 )
 from rxacp.transport.cork import CorkedWrites
 from rxacp.transport.flow import WriteFlow
-from rxacp.transport.framing import LineFramer, bound_reads, call_safely, frame_to_line
+from rxacp.transport.framing import (
+    ClosedOnce,
+    LineFramer,
+    bound_reads,
+    call_safely,
+    frame_to_line,
+)
 
 __all__ = ["StdioAcpAgentTransport"]
 
@@ -130,7 +136,7 @@ class _WriteProtocol(asyncio.Protocol):
         self._owner._on_stdout_lost(exc)
 
 
-class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
+class StdioAcpAgentTransport(ClosedOnce, CorkedWrites, AcpTransport):
     """Agent side of stdio: read frames from stdin, write frames to stdout.
 
     Defaults to the process's ``sys.stdin.buffer``/``sys.stdout.buffer``. Pipes, sockets and
@@ -432,13 +438,6 @@ class StdioAcpAgentTransport(CorkedWrites, AcpTransport):
             self._restore_stdout_blocking = None
         if exc is not None and not self._closing:
             self._report(TransportClosed("stdout closed", error=exc))
-
-    def _report(self, info: TransportClosed) -> None:
-        if self._closed_reported:
-            return
-        self._closed_reported = True
-        if self._receiver is not None:
-            call_safely(self._receiver.on_closed, info)
 
 
 def _set_blocking(fd: int | None) -> None:

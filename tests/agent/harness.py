@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,18 @@ from rxacp.testing import quiesce
 from tests.session.conftest import ScriptedTransport
 
 SESSION = "sess-1"
+
+
+class Notes:
+    """A notification handler that records each ``params`` and signals :attr:`arrived`."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+        self.arrived = threading.Event()
+
+    def __call__(self, params: Any) -> None:
+        self.seen.append(params)
+        self.arrived.set()
 
 
 class AgentHarness:

@@ -20,7 +20,7 @@ from rxacp.schema import (
 )
 from tests.session.conftest import ScriptedTransport
 
-from .harness import SESSION, AgentHarness
+from .harness import SESSION, AgentHarness, Notes
 
 
 def new_session_sync(req: NewSessionRequest) -> NewSessionResponse:
@@ -129,13 +129,7 @@ def test_async_handlers_may_be_coroutines_or_return_plain_values() -> None:
 
 
 def test_extension_requests_and_notifications_reach_their_handlers() -> None:
-    seen: list[Any] = []
-    noted = threading.Event()
-
-    def note(params: Any) -> None:
-        seen.append(params)
-        noted.set()
-
+    note = Notes()
     h = AgentHarness(
         "sync",
         configure=lambda b: b.ext_request_handler(
@@ -145,8 +139,8 @@ def test_extension_requests_and_notifications_reach_their_handlers() -> None:
     try:
         assert h.request("_acme/echo", {"x": 1})["result"] == {"echo": {"x": 1}}
         h.send({"method": "_acme/note", "params": {"n": 1}})
-        assert noted.wait(5), "the notification handler never ran"  # it runs on a worker
-        assert seen == [{"n": 1}]
+        assert note.arrived.wait(5), "the notification handler never ran"  # on a worker
+        assert note.seen == [{"n": 1}]
     finally:
         h.close()
     with pytest.raises(ValueError, match="start with '_'"):

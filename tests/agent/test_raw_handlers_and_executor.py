@@ -12,7 +12,7 @@ import pytest
 from rxacp.agent import AcpAgent
 from rxacp.agent.support import AcpAgentSupport, acp_agent, new_session
 from rxacp.schema import NewSessionRequest, NewSessionResponse
-from tests.agent.harness import AgentHarness
+from tests.agent.harness import AgentHarness, Notes
 from tests.agent_support.harness import SupportHarness
 from tests.session.conftest import ScriptedTransport
 
@@ -39,13 +39,7 @@ def test_a_raw_request_handler_serves_any_method_with_raw_json(
 def test_a_raw_request_handler_overrides_the_typed_one_and_notifications_arrive_raw(
     harnesses: list[AgentHarness],
 ) -> None:
-    notes: list[Any] = []
-    got = threading.Event()
-
-    def note(params: Any) -> None:
-        notes.append(params)
-        got.set()
-
+    note = Notes()
     h = AgentHarness(
         "sync",
         configure=lambda b: (
@@ -59,7 +53,7 @@ def test_a_raw_request_handler_overrides_the_typed_one_and_notifications_arrive_
         "sessionId": "raw:/w"
     }
     h.send({"method": "vendor/ping", "params": {"n": 1}})
-    assert got.wait(10) and notes == [{"n": 1}]
+    assert note.arrived.wait(10) and note.seen == [{"n": 1}]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 import reactivex
 from reactivex import operators as ops
 
-from rxacp.client import AcpAsyncClientBuilder, AcpClient, AcpSyncClientBuilder
+from rxacp.client import AcpAsyncClientBuilder, AcpClient, AcpSyncClient, AcpSyncClientBuilder
 from rxacp.schema import SessionNotification
 from rxacp.testing import quiesce
 from rxacp.testing.memory import InMemoryTransportPair
@@ -53,6 +53,13 @@ class Rig:
 
     def on_close(self, fn: Callable[[], None]) -> None:
         self._closers.append(fn)
+
+    def initialized_sync_client(self) -> AcpSyncClient:
+        """A sync client with default options, initialized, closed with the rig."""
+        client = self.sync_builder().build()
+        self.on_close(client.close)
+        client.initialize()
+        return client
 
     def close(self) -> None:
         for fn in reversed(self._closers):

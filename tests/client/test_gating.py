@@ -47,9 +47,7 @@ def test_a_method_the_agent_did_not_advertise_fails_locally_and_sends_nothing(
 ) -> None:
     rig.agent_options = {"capabilities": {}}
     method, request = CALLS[name]
-    client = rig.sync_builder().build()
-    rig.on_close(client.close)
-    client.initialize()
+    client = rig.initialized_sync_client()
     capability = m.METHODS[method].capability
     with pytest.raises(AcpCapabilityException, match="nothing was sent") as info:
         getattr(client, name)(request)
@@ -100,9 +98,7 @@ BLOCKS = {
 def test_prompt_content_the_agent_cannot_take_is_refused_locally(rig: Rig, kind: str) -> None:
     block, capability = BLOCKS[kind]
     rig.agent_options = {"capabilities": {"promptCapabilities": {}}}
-    client = rig.sync_builder().build()
-    rig.on_close(client.close)
-    client.initialize()
+    client = rig.initialized_sync_client()
     request = {"sessionId": SID, "prompt": [{"type": "text", "text": "echo x"}, block]}
     with pytest.raises(AcpCapabilityException) as info:
         client.prompt(request)
@@ -114,18 +110,14 @@ def test_prompt_content_the_agent_cannot_take_is_refused_locally(rig: Rig, kind:
 @pytest.mark.parametrize("kind", sorted(BLOCKS))
 def test_prompt_content_the_agent_advertised_is_sent(rig: Rig, kind: str) -> None:
     block, _ = BLOCKS[kind]
-    client = rig.sync_builder().build()
-    rig.on_close(client.close)
-    client.initialize()
+    client = rig.initialized_sync_client()
     request = {"sessionId": SID, "prompt": [{"type": "text", "text": "echo x"}, block]}
     assert client.prompt(request).stop_reason == "end_turn"
 
 
 def test_text_and_resource_links_are_baseline_content(rig: Rig) -> None:
     rig.agent_options = {"capabilities": {}}
-    client = rig.sync_builder().build()
-    rig.on_close(client.close)
-    client.initialize()
+    client = rig.initialized_sync_client()
     link = {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"}
     request = PromptRequest.from_wire(
         {"sessionId": SID, "prompt": [{"type": "text", "text": "echo x"}, link]}

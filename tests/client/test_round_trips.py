@@ -69,9 +69,7 @@ def test_async_method_sends_its_request_and_emits_the_typed_answer(rig: Rig, nam
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_sync_method_returns_the_typed_answer(rig: Rig, name: str) -> None:
     method, request = CALLS[name]
-    client = rig.sync_builder().build()
-    rig.on_close(client.close)
-    client.initialize()
+    client = rig.initialized_sync_client()
     result = getattr(client, name)(request)
     result_type = m.METHODS[method].result_type
     assert result_type is not None and isinstance(result, result_type)

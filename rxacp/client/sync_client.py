@@ -115,8 +115,8 @@ class AcpSyncClient:
         The blocking calls do this before they return (updates come before the answer). The
         Observables of :attr:`async_client` emit on the connection's loop, where an answer can
         overtake the consumer thread: call this after waiting on one when the updates must have
-        been consumed. Returns ``False`` if ``timeout`` passed first; at once on the consumer
-        thread itself.
+        been consumed (this thread runs those still queued while it waits). Returns ``False``
+        if ``timeout`` passed first; at once on the consumer thread itself.
         """
         consumers = self._consumers
         return consumers is None or consumers.flush(to_seconds(timeout, name="timeout"))

@@ -11,7 +11,7 @@ import pytest
 
 from rxacp.client.consumers import ConsumerThread
 
-from ..reliability.conftest import wait_until
+from ..polling import wait_until
 
 pytestmark = pytest.mark.timeout(30)
 

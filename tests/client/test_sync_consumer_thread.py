@@ -14,7 +14,7 @@ from rxacp.client import CancellationSignal
 from rxacp.schema import PromptRequest, SessionNotification
 
 from .._notes import chunk_text
-from ..reliability.conftest import wait_until
+from ..polling import wait_until
 from .conftest import Rig, texts
 
 pytestmark = pytest.mark.timeout(30)

@@ -15,8 +15,6 @@ for gating and sending (``AgentCore.call``).
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 import reactivex
@@ -46,6 +44,7 @@ from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
 from ..session.blocking import wait_for
+from ..session.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 
 if TYPE_CHECKING:
     from .core import AgentCore
@@ -59,18 +58,17 @@ _Resp_co = TypeVar("_Resp_co", covariant=True)
 _T = TypeVar("_T")
 
 
-class _Caller(Protocol):
-    """What a surface provides: how a call is sent, and the session it defaults to."""
-
-    def _send(self, method: str, params: Any) -> AcpObservable[Any]: ...
+class _Caller(Caller, Protocol):
+    """What an agent-side surface provides besides ``_send``: notifications, and the session
+    a call defaults to."""
 
     def _notify(self, method: str, params: Any) -> None: ...
 
     def _call_session_id(self) -> str | None: ...
 
 
-class _BlockingCaller(_Caller, Protocol):
-    def _block(self, source: reactivex.Observable[_T], what: str) -> _T: ...
+class _BlockingCaller(_Caller, BlockingCaller, Protocol):
+    pass
 
 
 class RequestCall(Protocol[_Req_contra, _Resp]):
@@ -131,11 +129,7 @@ class _Params:
 
 
 def _spec(method: str, params: type[Any], result: type[Any] | None) -> m.MethodSpec:
-    """The table's entry for ``method``, checked against the types a descriptor declares."""
-    spec = m.METHODS[method]
-    if spec.side != "client" or spec.params_type is not params or spec.result_type is not result:
-        raise TypeError(f"{method}: the declared types disagree with the method table")
-    return spec
+    return table_spec(method, "client", params, result)
 
 
 def _doc(spec: m.MethodSpec, form: str) -> str:
@@ -149,24 +143,7 @@ def _doc(spec: m.MethodSpec, form: str) -> str:
     )
 
 
-class _Method:
-    """A descriptor that binds one table-derived function to the surface it is read from."""
-
-    spec: m.MethodSpec
-    _fn: Callable[..., Any]
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        spec = self.spec
-        if name != spec.python_name:
-            raise TypeError(f"{owner.__name__}.{name}: {spec.name} is called {spec.python_name}")
-        self._fn.__name__ = self._fn.__qualname__ = name
-        self.__doc__ = self._fn.__doc__  # help(AcpAsyncAgent.read_text_file) shows the call's
-
-    def _bind(self, obj: object) -> Any:
-        return types.MethodType(self._fn, obj)
-
-
-class Request(_Method, Generic[_Req, _Resp]):
+class Request(TableMethod, Generic[_Req, _Resp]):
     """An agent→client request as a cold Observable of its response::
 
     subscribe ──request──▶ ─────R|      dispose before R → $/cancel_request
@@ -194,7 +171,7 @@ class Request(_Method, Generic[_Req, _Resp]):
         return BlockingRequest(self.spec)
 
 
-class BlockingRequest(_Method, Generic[_Req, _Resp]):
+class BlockingRequest(TableMethod, Generic[_Req, _Resp]):
     """An agent→client request that blocks until its response (made by ``Request.blocking``)."""
 
     def __init__(self, spec: m.MethodSpec) -> None:
@@ -218,7 +195,7 @@ class BlockingRequest(_Method, Generic[_Req, _Resp]):
         return self if obj is None else self._bind(obj)
 
 
-class Notification(_Method, Generic[_Req]):
+class Notification(TableMethod, Generic[_Req]):
     """An agent→client notification: sent at once (never blocks), gated like a request."""
 
     def __init__(self, method: str, params: type[_Req]) -> None:

@@ -1,5 +1,5 @@
 """Helpers of the client calls: request coercion, the protocol-version error, the stop-signal
-wrapper of a prompt, and small Observables.
+wrapper of a prompt, small Observables, and the context-manager form both clients share.
 
 This module is *not* responsible for sending anything itself; ``async_client.py`` does.
 """
@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 
+from .._durations import Duration
 from ..errors import AcpProtocolVersionException
 from ..schema import AcpModel, PromptResponse
 from ..schema import methods as m
@@ -26,6 +28,7 @@ __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "AcpProtocolVersionException",
+    "ClosesGracefully",
     "RequestLike",
     "coerce",
     "completed",
@@ -150,3 +153,22 @@ def completed() -> AcpObservable[Any]:
         return Disposable()
 
     return AcpObservable(subscribe)
+
+
+class ClosesGracefully:
+    """``with client:`` (``AcpAsyncClient``, ``AcpSyncClient``): the client itself, closed
+    gracefully (:meth:`close_gracefully`) on the way out, whatever ends the block."""
+
+    def close_gracefully(self, timeout: Duration | None = None) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close_gracefully()

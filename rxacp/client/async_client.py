@@ -1,6 +1,6 @@
 """``AcpAsyncClient``: every client→agent ACP method as a cold, awaitable Observable.
 
-One generic :meth:`AcpAsyncClient._call` does the per-method plumbing from the schema's method
+One generic :meth:`AcpAsyncClient._send` does the per-method plumbing from the schema's method
 table (params/result models, capability gate); the calls that are nothing more are one-liners
 in :class:`~rxacp.client._plain_calls.PlainCalls`, its base. This module holds the calls with
 behaviour of their own: ``initialize``'s negotiation, ``session/close``'s listeners, the
@@ -46,6 +46,7 @@ from ._calls import (
     LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     AcpProtocolVersionException,
+    ClosesGracefully,
     RequestLike,
     coerce,
     completed,
@@ -68,7 +69,7 @@ _DEFAULT: Any = object()
 _log = logging.getLogger("rxacp.client")
 
 
-class AcpAsyncClient(PlainCalls):
+class AcpAsyncClient(PlainCalls, ClosesGracefully):
     """An ACP client whose calls return cold Observables (build it with ``AcpClient.async_``).
 
     Every call is lazy: subscribing sends the request, disposing before the answer sends
@@ -136,7 +137,7 @@ class AcpAsyncClient(PlainCalls):
         return self._permissions.pending_count()
 
     # ------------------------------------------------------------------ plumbing
-    def _call(
+    def _send(
         self,
         method: str,
         request: Any,
@@ -198,7 +199,7 @@ class AcpAsyncClient(PlainCalls):
         def initialized(response: InitializeResponse) -> InitializeResponse:
             return self._on_initialized(requested, response)
 
-        source: AcpObservable[InitializeResponse] = self._call(m.INITIALIZE, params).pipe(
+        source: AcpObservable[InitializeResponse] = self._send(m.INITIALIZE, params).pipe(
             ops.map(initialized), ops.catch(self._with_stderr_tail)
         )
         return source
@@ -238,7 +239,7 @@ class AcpAsyncClient(PlainCalls):
         ──request──▶ ─────R|
         """
         params = coerce(m.METHODS[m.SESSION_CLOSE], request)
-        source = self._call(m.SESSION_CLOSE, params)
+        source = self._send(m.SESSION_CLOSE, params)
         if not self._session_closed_listeners:
             return source
         session_id = str(getattr(params, "session_id", ""))
@@ -325,7 +326,7 @@ class AcpAsyncClient(PlainCalls):
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
         settling = self._settling
-        source = self._call(
+        source = self._send(
             m.SESSION_PROMPT,
             params,
             timeout=self._prompt_timeout,
@@ -388,17 +389,6 @@ class AcpAsyncClient(PlainCalls):
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully from asyncio code (any loop) and wait until the connection ended."""
         await self._session.aclose(to_seconds(timeout, name="timeout"))
-
-    def __enter__(self) -> AcpAsyncClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close_gracefully()
 
     async def __aenter__(self) -> AcpAsyncClient:
         return self

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reactivex
@@ -22,16 +21,17 @@ from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
 from ..schema import methods as m
-from ..session import AcpSession
+from ..session import AcpObservable, AcpSession
 from ..session.blocking import Waiter, wait_for
+from ._calls import ClosesGracefully
+from ._plain_calls import SyncPlainCalls
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 from .consumers import ConsumerThread
 from .turns import TurnBuffer
 
-if TYPE_CHECKING:  # models for annotations only (unstable ones load when a call is made)
+if TYPE_CHECKING:  # models for annotations only
     from .. import schema
-    from ..schema import unstable
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
@@ -45,7 +45,7 @@ WAIT_SLACK_SECONDS = 5.0
 """Extra time a blocking call waits beyond the engine's own timeout before giving up."""
 
 
-class AcpSyncClient:
+class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
     """A blocking ACP client (build it with ``AcpClient.sync(transport)``).
 
     Methods return the agent's answer or raise (``AcpProtocolException``,
@@ -74,7 +74,15 @@ class AcpSyncClient:
         self._wait: Waiter = _DEFAULT_WAIT
 
     # ------------------------------------------------------------------ plumbing
-    def _block(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
+    def _send(self, method: str, params: Any) -> AcpObservable[Any]:
+        return self._async._send(method, params)
+
+    def _block(self, source: reactivex.Observable[_T], what: str) -> _T:
+        """The one blocking wait of a call: ``source``'s answer, bounded by the request timeout
+        (+ :data:`WAIT_SLACK_SECONDS`); the consumers ran for every update before it."""
+        return self._block_for(source, what, self._request_timeout)
+
+    def _block_for(self, source: reactivex.Observable[_T], what: str, bound: float | None) -> _T:
         self._check_caller(what)
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS
         consumers = self._consumers
@@ -121,9 +129,6 @@ class AcpSyncClient:
         consumers = self._consumers
         return consumers is None or consumers.flush(to_seconds(timeout, name="timeout"))
 
-    def _request(self, source: reactivex.Observable[_T], what: str) -> _T:
-        return self._block(source, what, self._request_timeout)
-
     # ------------------------------------------------------------------ state
     @property
     def async_client(self) -> AcpAsyncClient:
@@ -150,123 +155,14 @@ class AcpSyncClient:
         self, request: schema.InitializeRequest | RequestLike | None = None
     ) -> schema.InitializeResponse:
         """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
-        return self._request(self._async.initialize(request), "initialize")
-
-    def authenticate(
-        self, request: schema.AuthenticateRequest | RequestLike
-    ) -> schema.AuthenticateResponse:
-        """``authenticate``."""
-        return self._request(self._async.authenticate(request), "authenticate")
-
-    def logout(
-        self, request: schema.LogoutRequest | RequestLike | None = None
-    ) -> schema.LogoutResponse:
-        """``logout`` (gated by ``auth.logout``)."""
-        return self._request(self._async.logout(request), "logout")
-
-    def new_session(
-        self, request: schema.NewSessionRequest | RequestLike
-    ) -> schema.NewSessionResponse:
-        """``session/new``."""
-        return self._request(self._async.new_session(request), "session/new")
-
-    def load_session(
-        self, request: schema.LoadSessionRequest | RequestLike
-    ) -> schema.LoadSessionResponse:
-        """``session/load`` (gated by ``loadSession``)."""
-        return self._request(self._async.load_session(request), "session/load")
-
-    def list_sessions(
-        self, request: schema.ListSessionsRequest | RequestLike | None = None
-    ) -> schema.ListSessionsResponse:
-        """``session/list`` (gated by ``sessionCapabilities.list``)."""
-        return self._request(self._async.list_sessions(request), "session/list")
-
-    def delete_session(
-        self, request: schema.DeleteSessionRequest | RequestLike
-    ) -> schema.DeleteSessionResponse:
-        """``session/delete`` (gated by ``sessionCapabilities.delete``)."""
-        return self._request(self._async.delete_session(request), "session/delete")
-
-    def resume_session(
-        self, request: schema.ResumeSessionRequest | RequestLike
-    ) -> schema.ResumeSessionResponse:
-        """``session/resume`` (gated by ``sessionCapabilities.resume``)."""
-        return self._request(self._async.resume_session(request), "session/resume")
+        return self._block(self._async.initialize(request), m.INITIALIZE)
 
     def close_session(
         self, request: schema.CloseSessionRequest | RequestLike
     ) -> schema.CloseSessionResponse:
-        """``session/close`` (gated by ``sessionCapabilities.close``)."""
-        return self._request(self._async.close_session(request), "session/close")
-
-    def set_session_mode(
-        self, request: schema.SetSessionModeRequest | RequestLike
-    ) -> schema.SetSessionModeResponse:
-        """``session/set_mode``."""
-        return self._request(self._async.set_session_mode(request), "session/set_mode")
-
-    def set_session_config_option(
-        self, request: schema.SetSessionConfigOptionRequest | RequestLike
-    ) -> schema.SetSessionConfigOptionResponse:
-        """``session/set_config_option``."""
-        return self._request(
-            self._async.set_session_config_option(request), "session/set_config_option"
-        )
-
-    def fork_session(
-        self, request: unstable.ForkSessionRequest | RequestLike
-    ) -> unstable.ForkSessionResponse:
-        """**Unstable.** ``session/fork`` (gated by ``sessionCapabilities.fork``)."""
-        return self._request(self._async.fork_session(request), "session/fork")
-
-    def list_providers(
-        self, request: unstable.ListProvidersRequest | RequestLike | None = None
-    ) -> unstable.ListProvidersResponse:
-        """**Unstable.** ``providers/list`` (gated by ``providers``)."""
-        return self._request(self._async.list_providers(request), "providers/list")
-
-    def set_provider(
-        self, request: unstable.SetProviderRequest | RequestLike
-    ) -> unstable.SetProviderResponse:
-        """**Unstable.** ``providers/set`` (gated by ``providers``)."""
-        return self._request(self._async.set_provider(request), "providers/set")
-
-    def disable_provider(
-        self, request: unstable.DisableProviderRequest | RequestLike
-    ) -> unstable.DisableProviderResponse:
-        """**Unstable.** ``providers/disable`` (gated by ``providers``)."""
-        return self._request(self._async.disable_provider(request), "providers/disable")
-
-    def archive_session(
-        self, request: unstable.ArchiveSessionRequest | RequestLike
-    ) -> unstable.ArchiveSessionResponse:
-        """**Unstable.** ``session/archive`` (gated by ``sessionCapabilities.archive``)."""
-        return self._request(self._async.archive_session(request), "session/archive")
-
-    def unarchive_session(
-        self, request: unstable.UnarchiveSessionRequest | RequestLike
-    ) -> unstable.UnarchiveSessionResponse:
-        """**Unstable.** ``session/unarchive`` (gated by ``sessionCapabilities.archive``)."""
-        return self._request(self._async.unarchive_session(request), "session/unarchive")
-
-    def session_status(
-        self, request: unstable.SessionStatusRequest | RequestLike
-    ) -> unstable.SessionStatusResponse:
-        """**Unstable.** ``session/status`` (gated by ``sessionCapabilities.status``)."""
-        return self._request(self._async.session_status(request), "session/status")
-
-    def set_session_title(
-        self, request: unstable.SetSessionTitleRequest | RequestLike
-    ) -> unstable.SetSessionTitleResponse:
-        """**Unstable.** ``session/set_title`` (gated by ``sessionCapabilities.title``)."""
-        return self._request(self._async.set_session_title(request), "session/set_title")
-
-    def auth_status(
-        self, request: unstable.AuthStatusRequest | RequestLike | None = None
-    ) -> unstable.AuthStatusResponse:
-        """**Unstable.** ``auth/status`` (gated by ``auth.status``)."""
-        return self._request(self._async.auth_status(request), "auth/status")
+        """``session/close`` (gated by ``sessionCapabilities.close``); the builder's
+        session-closed listeners run on the answer."""
+        return self._block(self._async.close_session(request), m.SESSION_CLOSE)
 
     def prompt(
         self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
@@ -278,8 +174,8 @@ class AcpSyncClient:
         sends nothing and returns ``PromptResponse.cancelled()``. Bounded only by the builder's
         ``prompt_timeout`` (off by default); Ctrl-C sends ``$/cancel_request``.
         """
-        return self._block(
-            self._async.prompt(request, stop), "session/prompt", self._async.prompt_timeout
+        return self._block_for(
+            self._async.prompt(request, stop), m.SESSION_PROMPT, self._async.prompt_timeout
         )
 
     def prompt_turn(
@@ -327,7 +223,7 @@ class AcpSyncClient:
 
     def ext_method(self, method: str, params: Any = None) -> Any:
         """Call an extension method (name starts with ``_``); returns the raw result JSON."""
-        return self._request(self._async.ext_method(method, params), method)
+        return self._block(self._async.ext_method(method, params), method)
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (name starts with ``_``)."""
@@ -343,14 +239,3 @@ class AcpSyncClient:
         Idempotent."""
         self._async.close_gracefully(timeout)
         self._flush_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
-
-    def __enter__(self) -> AcpSyncClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close_gracefully()

@@ -14,11 +14,14 @@ from rxacp.schema import methods as m
 from rxacp.schema.unstable import ForkSessionResponse
 from rxacp.session import AcpObservable
 
+from .conftest import Rig
+
 AGENT_METHODS = [
     spec for spec in m.METHODS.values() if spec.side == "agent" and spec.kind == "request"
 ]
 EXPLICIT = {m.INITIALIZE, m.SESSION_CLOSE, m.SESSION_PROMPT}  # behaviour of their own
 PLAIN = [spec for spec in AGENT_METHODS if spec.name not in EXPLICIT]
+OPTIONAL = [m.METHODS[n] for n in (m.LOGOUT, m.SESSION_LIST, m.PROVIDERS_LIST, m.AUTH_STATUS)]
 
 
 @pytest.mark.parametrize("spec", AGENT_METHODS, ids=lambda s: s.python_name)
@@ -51,6 +54,20 @@ def test_a_call_may_be_made_without_a_request_exactly_when_its_model_has_no_requ
     required = [f for f in spec.params_type.model_fields.values() if f.is_required()]
     parameter = inspect.signature(getattr(AcpAsyncClient, spec.python_name)).parameters["request"]
     assert (parameter.default is None) == (not required)
+
+
+@pytest.mark.parametrize("optional", OPTIONAL, ids=lambda s: s.python_name)
+def test_a_call_made_without_a_request_sends_an_empty_one_and_returns_the_typed_answer(
+    rig: Rig, optional: m.MethodSpec
+) -> None:
+    sync = rig.initialized_sync_client()
+    answers = [
+        getattr(sync, optional.python_name)(),
+        getattr(sync.async_client, optional.python_name)().run(),
+    ]
+    assert optional.result_type is not None
+    assert all(isinstance(answer, optional.result_type) for answer in answers)
+    assert [sent["params"] for sent in rig.agent.messages(optional.name)] == [{}, {}]
 
 
 @pytest.mark.parametrize("spec", PLAIN, ids=lambda s: s.python_name)

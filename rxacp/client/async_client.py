@@ -1,11 +1,11 @@
 """``AcpAsyncClient``: every client→agent ACP method as a cold, awaitable Observable.
 
 One generic :meth:`AcpAsyncClient._send` does the per-method plumbing from the schema's method
-table (params/result models, capability gate); the calls that are nothing more are one-liners
-in :class:`~rxacp.client._plain_calls.PlainCalls`, its base. This module holds the calls with
-behaviour of their own: ``initialize``'s negotiation, ``session/close``'s listeners, the
-prompt turn (:class:`~rxacp.client.CancellationSignal` handling, prompt-content gating),
-``session/cancel``, extensions, and the lifecycle.
+table (params/result models, capability gate); the calls that are nothing more are
+one-line descriptors of :class:`~rxacp.client._plain_calls.PlainCalls`, its base. This
+module holds the calls with behaviour of their own: ``initialize``'s negotiation,
+``session/close``'s listeners, the prompt turn (:class:`~rxacp.client.CancellationSignal`
+handling, prompt-content gating), ``session/cancel``, extensions, and the lifecycle.
 
 Observables returned here are :class:`~rxacp.session.AcpObservable`\\ s: nothing is sent until
 subscription; disposing before the answer sends ``$/cancel_request``; they can be awaited from

@@ -4,6 +4,9 @@ Each call subscribes to the async client's Observable and waits for its outcome 
 (the request timeout, or ``prompt_timeout`` for prompts, plus a little slack); it returns the
 value or raises the error. If the wait is interrupted (``KeyboardInterrupt``, any exception) or
 the bound passes, the subscription is disposed, so the agent is sent ``$/cancel_request``.
+The calls that are a plain row of the method table are the blocking twins of the async ones
+(:class:`~rxacp.client._plain_calls.SyncPlainCalls`, over this client's ``_send`` and
+``_block``); this module holds the ones with behaviour of their own.
 
 This module is *not* responsible for any protocol logic: everything is delegated.
 """

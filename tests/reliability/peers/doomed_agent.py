@@ -7,15 +7,14 @@ Plain Python (no rxacp import) so a trial costs one cheap process start.
 """
 
 import json
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+from tests.reliability.peers.raw_wire import message_chunk, send
+
 permission = "--permission" in sys.argv
-out = sys.stdout
-
-
-def send(obj: dict[str, object]) -> None:
-    out.write(json.dumps(obj) + "\n")
-    out.flush()
 
 
 for line in sys.stdin:
@@ -36,16 +35,4 @@ for line in sys.stdin:
                 }
             )
         else:
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "session/update",
-                    "params": {
-                        "sessionId": "s1",
-                        "update": {
-                            "sessionUpdate": "agent_message_chunk",
-                            "content": {"type": "text", "text": "hi"},
-                        },
-                    },
-                }
-            )
+            send(message_chunk("s1", "hi"))

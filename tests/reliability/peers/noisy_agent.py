@@ -2,14 +2,14 @@
 messages (stdout guard off), answering initialize, session/new and session/prompt."""
 
 import json
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+from tests.reliability.peers.raw_wire import message_chunk, send
+
 JUNK = ["starting up...", "DEBUG: loaded 3 plugins", "{not json", "[1, 2", "\x1b[31mred\x1b[0m"]
-
-
-def send(obj: dict[str, object]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
 
 
 def junk() -> None:
@@ -30,18 +30,6 @@ for line in sys.stdin:
     elif method == "session/new":
         send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": "s1"}})
     elif method == "session/prompt":
-        send(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {
-                    "sessionId": "s1",
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": "hi"},
-                    },
-                },
-            }
-        )
+        send(message_chunk("s1", "hi"))
         junk()
         send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})

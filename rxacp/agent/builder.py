@@ -191,10 +191,11 @@ class AcpAgentBuilder(Generic[_A]):
         """``session/prompt``: ``fn(request, context)``; see ``docs/cancellation.md``.
 
         Cost: a plain return value (a ``PromptResponse`` or ``None``) answers without any Rx;
-        a returned Observable costs a reactivex subscription, and ``reactivex.just(r)`` /
-        ``defer(...)`` also a run of reactivex's current-thread trampoline (measured: about
-        twice the agent CPU of a plain value per echo round trip, ``benchmarks/README.md``).
-        Return an Observable where the handler waits (client calls, timers)."""
+        a returned Observable costs a reactivex subscription (rxacp's own part is a bare
+        observer, no trampoline), and ``reactivex.just(r)`` / ``defer(...)`` also a run of
+        reactivex's current-thread trampoline inside reactivex (measured: ~1.3x the agent CPU
+        of a plain value per echo round trip over stdio, ``benchmarks/README.md``). Return an
+        Observable where the handler waits (client calls, timers)."""
         return self._on("session/prompt", fn)
 
     def cancel_handler(self, fn: Callable[..., Any]) -> Self:

@@ -157,7 +157,9 @@ class ClientBuilderBase(Generic[_Client]):
 
         Fast path: an Observable that completes while it is subscribed (``reactivex.empty()``,
         ``reactivex.just(x)``, ``reactivex.defer(...)`` of those) is subscribed once, without
-        reactivex's trampoline, and holds nothing; returning ``None`` costs nothing at all.
+        reactivex's trampoline or observer wrappers, and holds nothing; returning ``None``
+        costs nothing at all (measured per streamed update: ``reactivex.empty()`` ~1.6x the
+        client CPU of ``None``, mostly reactivex building and subscribing the Observable).
         """
         _callable(consumer, "session_update_consumer")
         self._handlers.update_consumers.append(consumer)

@@ -12,6 +12,7 @@ import pytest
 
 from rxacp.client import CancellationSignal
 from rxacp.schema import PromptRequest, SessionNotification
+from rxacp.schema import methods as m
 
 from .._notes import chunk_text
 from ..polling import wait_until
@@ -70,6 +71,8 @@ def test_a_caller_blocked_in_prompt_runs_the_consumers_itself(rig: Rig) -> None:
     consumers = client._consumers
     assert consumers is not None
     assert wait_until(lambda: consumers.waiting_callers == 1, WAIT), "prompt() is not waiting"
+    # cancelled before the prompt is written, the turn would end locally with nothing sent
+    assert wait_until(lambda: m.SESSION_PROMPT in rig.agent.methods(), WAIT), "prompt not sent"
     stop.cancel()  # the agent now sends one update, then its answer
     turn.join(WAIT)
     assert answers and answers[0].stop_reason == "cancelled"

@@ -189,6 +189,12 @@ class Lifecycle:
         await self._close_transport()
 
     async def _close_transport(self) -> None:
+        eof_close = self._eof_task
+        if eof_close is not None and eof_close is not asyncio.current_task():
+            # closing since the peer's EOF (it drains what is still queued): let that finish
+            # rather than return at once from a second close() and stop the loop under it
+            await asyncio.shield(eof_close)
+            return
         try:
             await self._transport.close()
         except Exception:  # pragma: no cover - transports should not fail to close

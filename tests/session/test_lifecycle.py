@@ -20,6 +20,7 @@ from rxacp.transport.base import AcpTransport
 class _Transport:
     def __init__(self, close_delay: float = 0.0) -> None:
         self.closes = 0
+        self.finished = 0
         self.close_finished = threading.Event()
         self._close_delay = close_delay
 
@@ -29,6 +30,7 @@ class _Transport:
     async def close(self) -> None:
         self.closes += 1
         await asyncio.sleep(self._close_delay)
+        self.finished += 1
         self.close_finished.set()
 
 
@@ -148,3 +150,23 @@ def test_after_eof_the_transport_is_closed_by_a_task_it_keeps(parts: _Parts) -> 
     parts.runner.call(parts.life.close_transport_soon)
     assert parts.transport.close_finished.wait(30)
     assert parts.transport.closes == 1
+
+
+def test_a_close_after_eof_lets_the_eof_close_finish_before_the_loop_stops(parts: _Parts) -> None:
+    """Before: ``close()`` once the peer's EOF had ended the connection (what ``AcpAgent.run()``
+    and the reference agent do) closed the transport a second time, which returned at once,
+    and stopped the loop under the first close's drain: the answers still queued were lost
+    (a CI run: 98,131 of 100,000). Now it waits for that close instead of starting another."""
+    parts.transport._close_delay = 0.2  # the EOF close drains for a while
+    parts.life.start(30.0)
+    eof_close_started = threading.Event()
+
+    def on_eof() -> None:
+        parts.life.close_transport_soon()
+        eof_close_started.set()
+
+    parts.runner.call(on_eof)
+    assert eof_close_started.wait(30)
+    parts.life.close(30.0)
+    assert parts.transport.closes == 1, "close() started a second transport close"
+    assert parts.transport.finished == 1, "close() returned before the EOF close finished"

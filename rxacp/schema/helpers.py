@@ -104,6 +104,12 @@ def _adapter(union: Any) -> TypeAdapter[Any]:
     return TypeAdapter(union)
 
 
+def _from_wire(union: Any, data: Any) -> Any:
+    """Validate wire ``data`` as ``union`` the way every model's ``from_wire`` does (by alias,
+    not by Python name), through the union's cached adapter."""
+    return _adapter(union).validate_python(data, by_alias=True, by_name=False)
+
+
 def text_block(text: str) -> TextContent:
     """A text content block (``{"type": "text", "text": text}``)."""
     return TextContent(text=text)
@@ -126,29 +132,24 @@ def user_message_text(text: str) -> UserMessageChunk:
 
 def session_update_from_wire(data: Any) -> SessionUpdate:
     """Parse one ``SessionUpdate`` (unknown kinds become ``UnknownSessionUpdate``)."""
-    value = _adapter(SessionUpdate).validate_python(data, by_alias=True, by_name=False)
-    return cast(SessionUpdate, value)
+    return cast(SessionUpdate, _from_wire(SessionUpdate, data))
 
 
 def content_block_from_wire(data: Any) -> ContentBlock:
     """Parse one ``ContentBlock`` (unknown types become ``UnknownContentBlock``)."""
-    value = _adapter(ContentBlock).validate_python(data, by_alias=True, by_name=False)
-    return cast(ContentBlock, value)
+    return cast(ContentBlock, _from_wire(ContentBlock, data))
 
 
 def tool_call_content_from_wire(data: Any) -> ToolCallContent:
     """Parse one ``ToolCallContent`` (unknown types become ``UnknownToolCallContent``)."""
-    value = _adapter(ToolCallContent).validate_python(data, by_alias=True, by_name=False)
-    return cast(ToolCallContent, value)
+    return cast(ToolCallContent, _from_wire(ToolCallContent, data))
 
 
 def permission_outcome_from_wire(data: Any) -> RequestPermissionOutcome:
     """Parse one ``RequestPermissionOutcome``."""
-    value = _adapter(RequestPermissionOutcome).validate_python(data, by_alias=True, by_name=False)
-    return cast(RequestPermissionOutcome, value)
+    return cast(RequestPermissionOutcome, _from_wire(RequestPermissionOutcome, data))
 
 
 def mcp_server_from_wire(data: Any) -> McpServer:
     """Parse one ``McpServer`` config (no ``type`` means stdio)."""
-    value = _adapter(McpServer).validate_python(data, by_alias=True, by_name=False)
-    return cast(McpServer, value)
+    return cast(McpServer, _from_wire(McpServer, data))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar,
 import reactivex
 from reactivex import abc
 from reactivex import operators as ops
+from reactivex.subject import AsyncSubject
 
 from ..capabilities import NegotiatedCapabilities
 from ..schema import (
@@ -307,7 +308,8 @@ class PromptContext(_ContextBase, AsyncClientCalls):
         output_byte_limit: int | None = None,
     ) -> AcpObservable[CommandResult]:
         """Run a command in a client terminal, wait for it, return its output; the terminal is
-        always released (also on error or cancellation). ``--result|``"""
+        always released (also on error or cancellation). ``--result|``, emitted once the
+        client answered the release (so the terminal is gone when the result arrives)."""
 
         def run(created: CreateTerminalResponse) -> reactivex.Observable[CommandResult]:
             terminal_id = created.terminal_id
@@ -316,15 +318,28 @@ class PromptContext(_ContextBase, AsyncClientCalls):
                 "terminal/release",
                 ReleaseTerminalRequest(session_id=self.session_id, terminal_id=terminal_id),
             )
+            answered: list[reactivex.Observable[Any]] = []
+
+            def release_once() -> reactivex.Observable[Any]:
+                """Send the release once; its answer (or error) without tying it to whoever
+                waits: disposing the turn must not cancel the release."""
+                if not answered:
+                    subject: AsyncSubject[Any] = AsyncSubject()
+                    release.subscribe(subject)
+                    answered.append(subject.pipe(ops.catch(reactivex.just(None))))
+                return answered[0]
 
             def finish(_exit: WaitForTerminalExitResponse) -> reactivex.Observable[CommandResult]:
-                return self.terminal_output(terminal_id=terminal_id).pipe(ops.map(_command_result))
+                return self.terminal_output(terminal_id=terminal_id).pipe(
+                    ops.map(_command_result),
+                    ops.flat_map(lambda result: release_once().pipe(ops.map(lambda _: result))),
+                )
 
-            def release_now() -> None:
-                release.subscribe(on_error=lambda _e: None)
+            def release_at_the_end() -> None:
+                release_once()
 
             return self.wait_for_terminal_exit(terminal_id=terminal_id).pipe(
-                ops.flat_map(finish), ops.finally_action(release_now)
+                ops.flat_map(finish), ops.finally_action(release_at_the_end)
             )
 
         created = self.create_terminal(

@@ -269,7 +269,16 @@ def test_sync_agent_run_returns_when_the_client_disconnects() -> None:
     t.join(3)
 
 
-def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute() -> None:
+@pytest.mark.parametrize(
+    "release_answer",
+    [{"result": {}}, {"error": {"code": -32603, "message": "gone"}}],
+    ids=["released", "release-failed"],
+)
+def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute(
+    release_answer: dict[str, Any],
+) -> None:
+    """``execute`` emits its result once the client answered the release (an error answer to
+    the release does not lose the result)."""
     outputs: list[Any] = []
 
     def prompt(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
@@ -301,10 +310,13 @@ def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute() -> Non
                 "result": {"output": "hi\n", "truncated": False, "exitStatus": {"exitCode": 0}},
             }
         )
-        msgs = [h.next(), h.next()]
-        release = next(m for m in msgs if m.get("method") == "terminal/release")
+        release = h.next()  # the result waits for the client's answer to the release
+        assert release["method"] == "terminal/release"
         assert release["params"]["terminalId"] == "t1"
-        answer = next(m for m in msgs if m.get("id") == rid)
+        assert outputs == []
+        h.send({"id": release["id"], **release_answer})
+        answer = h.next()
+        assert answer.get("id") == rid
         assert answer["result"] == {"stopReason": "end_turn"}
         assert outputs[0].output == "hi\n" and outputs[0].exit_code == 0
     finally:

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from rxacp.transport._handoff import close_loop
+
 __all__ = ["LoopRunner"]
 
 _T = TypeVar("_T")
@@ -46,7 +48,7 @@ class LoopRunner:
                 try:
                     self.loop.run_forever()
                 finally:
-                    self._shutdown_loop()
+                    close_loop(self.loop)  # not its executor: a handler's thread may block
 
             self._thread = threading.Thread(target=main, name=name, daemon=True)
             self._thread.start()
@@ -157,15 +159,3 @@ class LoopRunner:
             return
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout)
-
-    def _shutdown_loop(self) -> None:
-        loop = self.loop
-        try:
-            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()

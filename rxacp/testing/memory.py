@@ -21,6 +21,7 @@ import logging
 import threading
 from typing import Any
 
+from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport.base import (
     DEFAULT_MAX_FRAME_BYTES,
     AcpTransport,
@@ -45,8 +46,8 @@ class InMemoryTransport(AcpTransport):
         self._max = max_frame_bytes
         self._peer: InMemoryTransport | None = None
         self._lock = threading.Lock()
-        self._inbox: list[Any] = []  # frames (and _CLOSED) waiting for this end's loop
-        self._scheduled = False
+        # frames (and _CLOSED) waiting for this end's loop
+        self._inbox = ReceiverInbox(self._deliver, name=name)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._receiver: FrameReceiver | None = None
         self._closed = False  # this end closed (sends dropped)
@@ -72,10 +73,7 @@ class InMemoryTransport(AcpTransport):
                 raise RuntimeError(f"{self.name} transport started twice")
             self._loop = loop
             self._receiver = receiver
-            pending = bool(self._inbox)
-            self._scheduled = pending
-        if pending:
-            loop.call_soon(self._drain_inbox)
+        self._inbox.attach(loop)
 
     def send(self, frame: Frame) -> None:
         """Hand ``frame`` to the peer (after the stdio checks when serializing)."""
@@ -90,37 +88,19 @@ class InMemoryTransport(AcpTransport):
                 raise ValueError("a frame must not contain a newline byte (as with stdio)")
         if self._closed or self._peer is None:
             return
-        self._peer._enqueue(frame)
+        self._peer._inbox.push(frame)
 
     async def close(self) -> None:
         """Close this end; the peer sees ``on_closed("peer closed")`` after the frames before."""
         if not self._closed:
             self._closed = True
             if self._peer is not None:
-                self._peer._enqueue(_CLOSED)
+                self._peer._inbox.push(_CLOSED)
         self._report(TransportClosed("closed"))
 
     # -- receiving side ----------------------------------------------------------------------
 
-    def _enqueue(self, item: Any) -> None:
-        with self._lock:
-            if self._reported:
-                return
-            self._inbox.append(item)
-            if self._scheduled or self._loop is None:
-                return
-            self._scheduled = True
-            loop = self._loop
-        try:
-            loop.call_soon_threadsafe(self._drain_inbox)
-        except RuntimeError:  # the receiving loop is closed: nobody can be told any more
-            _log.debug("%s: receiving loop closed, frame dropped", self.name)
-
-    def _drain_inbox(self) -> None:
-        with self._lock:
-            items = self._inbox
-            self._inbox = []
-            self._scheduled = False
+    def _deliver(self, items: list[Any]) -> None:
         receiver = self._receiver
         assert receiver is not None
         for item in items:
@@ -151,7 +131,7 @@ class InMemoryTransport(AcpTransport):
             if self._reported or self._receiver is None:
                 return
             self._reported = True
-            self._inbox = []
+        self._inbox.discard()
         _call(self._receiver.on_closed, info)
 
 

@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
+from rxacp.transport._handoff import close_loop
 from rxacp.transport.base import TransportClosed
 
 __all__ = [
@@ -254,13 +255,4 @@ def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
     try:
         loop.run_forever()
     finally:
-        try:
-            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-        finally:
-            loop.close()
+        close_loop(loop, join_executor=True)

@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
+from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport._websocket_common import (
     _CLOSE_GRACE,
     _call,
@@ -86,8 +87,7 @@ class _WebSocketTransport(AcpTransport):
         self._ws_loop: asyncio.AbstractEventLoop | None = None
         self._rx_loop: asyncio.AbstractEventLoop | None = None
         self._receiver: FrameReceiver | None = None
-        self._inbox: list[Any] = []
-        self._in_scheduled = False
+        self._inbox = ReceiverInbox(self._deliver, name="WebSocket")
         self._outbox: collections.deque[Any] = collections.deque()
         self._out_scheduled = False
         self._out_event: asyncio.Event | None = None
@@ -108,30 +108,12 @@ class _WebSocketTransport(AcpTransport):
             if self._receiver is not None:
                 raise RuntimeError(f"{type(self).__name__} started twice")
             self._rx_loop, self._receiver = loop, receiver
-            pending = self._in_scheduled = bool(self._inbox)
-        if pending:
-            loop.call_soon(self._drain_inbox)
+        self._inbox.attach(loop)
 
     def _push(self, item: Any) -> None:
-        with self._lock:
-            if self._reported:
-                return
-            self._inbox.append(item)
-            if self._in_scheduled or self._rx_loop is None:
-                return
-            self._in_scheduled = True
-            loop = self._rx_loop
-        try:
-            if loop is self._ws_loop:
-                loop.call_soon(self._drain_inbox)
-            else:
-                loop.call_soon_threadsafe(self._drain_inbox)
-        except RuntimeError:  # the receiving loop is closed: nobody left to tell
-            _log.debug("receiving loop closed; frame dropped")
+        self._inbox.push(item, self._ws_loop)  # called on the ws loop
 
-    def _drain_inbox(self) -> None:
-        with self._lock:
-            items, self._inbox, self._in_scheduled = self._inbox, [], False
+    def _deliver(self, items: list[Any]) -> None:
         receiver = self._receiver
         assert receiver is not None
         for item in items:
@@ -147,7 +129,7 @@ class _WebSocketTransport(AcpTransport):
             if self._reported or self._receiver is None:
                 return
             self._reported = True
-            self._inbox = []
+        self._inbox.discard()
         _call(self._receiver.on_closed, info)
 
     # -- sending (receiver loop → ws loop) ---------------------------------------------------

@@ -32,7 +32,7 @@ from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
 
-__all__ = ["ClientBuilderBase"]
+__all__ = ["ClientBuilderBase", "install_handlers"]
 
 _Client = TypeVar("_Client")
 
@@ -74,6 +74,24 @@ def _stderr_tail_of(transport: AcpTransport) -> Callable[[], str | None] | None:
 def _callable(fn: Any, option: str) -> None:
     if not callable(fn):
         raise TypeError(f"{option} takes a callable, not {type(fn).__name__}")
+
+
+def install_handlers(
+    builder: object,
+    handlers: Mapping[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]],
+) -> ClientHandlers:
+    """Register a handler provider's ``{method: (blocking_fn, async_fn)}`` on a sync or async
+    client builder, each builder taking the flavour it runs (the sync builder the blocking one,
+    the async builder the coroutine one), as its typed setters would; returns the builder's
+    registry so the provider can add close listeners. ``TypeError`` for anything but a builder.
+
+    The one registration path of :class:`~rxacp.client.WorkspaceFileSystem` and
+    :class:`~rxacp.client.LocalTerminals` ``install()``."""
+    if not isinstance(builder, ClientBuilderBase):
+        raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
+    for method, (blocking_fn, async_fn) in handlers.items():
+        builder._request_handler(method, blocking_fn if builder._handlers.blocking else async_fn)
+    return builder._handlers
 
 
 _CLIENT_RESERVED = {

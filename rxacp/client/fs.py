@@ -55,6 +55,7 @@ from ..schema import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
+from ..schema.methods import FS_READ_TEXT_FILE, FS_WRITE_TEXT_FILE
 
 __all__ = ["WorkspaceFileSystem"]
 
@@ -388,18 +389,14 @@ class WorkspaceFileSystem:
 
     def install(self, builder: _B) -> _B:
         """Register both handlers on a sync or async client builder; returns the builder."""
-        from .builder import AcpAsyncClientBuilder, AcpSyncClientBuilder
+        from ._builder_base import install_handlers
 
-        if isinstance(builder, AcpSyncClientBuilder):
-            builder.read_text_file_handler(self.read_text_file)
-            if not self.read_only:
-                builder.write_text_file_handler(self.write_text_file)
-        elif isinstance(builder, AcpAsyncClientBuilder):
-            builder.read_text_file_handler(self.read_text_file_async)
-            if not self.read_only:
-                builder.write_text_file_handler(self.write_text_file_async)
-        else:
-            raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
+        handlers: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+            FS_READ_TEXT_FILE: (self.read_text_file, self.read_text_file_async)
+        }
+        if not self.read_only:
+            handlers[FS_WRITE_TEXT_FILE] = (self.write_text_file, self.write_text_file_async)
+        install_handlers(builder, handlers)
         return builder
 
     def _note(self, action: str, real: str) -> None:

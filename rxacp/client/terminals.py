@@ -60,9 +60,9 @@ from ..schema import (
     WaitForTerminalExitRequest,
     WaitForTerminalExitResponse,
 )
+from ..schema import methods as m
 from ._terminal_process import LocalTerminal
 from .fs import WorkspaceFileSystem
-from .handlers import ClientHandlers
 
 __all__ = ["LocalTerminals"]
 
@@ -398,25 +398,21 @@ class LocalTerminals:
         """Register all five ``terminal/*`` handlers on a sync or async client builder (so the
         client advertises ``terminal``), and kill this session's terminals on ``session/close``
         and every terminal when the connection ends. Returns the builder."""
-        from .builder import AcpAsyncClientBuilder, AcpSyncClientBuilder
+        from ._builder_base import install_handlers
 
-        handlers: ClientHandlers
-        if isinstance(builder, AcpSyncClientBuilder):
-            handlers = builder._handlers  # same package: the builder's private registry
-            builder.create_terminal_handler(self.create_terminal)
-            builder.terminal_output_handler(self.terminal_output)
-            builder.wait_for_terminal_exit_handler(self.wait_for_terminal_exit)
-            builder.kill_terminal_handler(self.kill_terminal)
-            builder.release_terminal_handler(self.release_terminal)
-        elif isinstance(builder, AcpAsyncClientBuilder):
-            handlers = builder._handlers
-            builder.create_terminal_handler(self.create_terminal_async)
-            builder.terminal_output_handler(self.terminal_output_async)
-            builder.wait_for_terminal_exit_handler(self.wait_for_terminal_exit_async)
-            builder.kill_terminal_handler(self.kill_terminal_async)
-            builder.release_terminal_handler(self.release_terminal_async)
-        else:
-            raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
+        handlers = install_handlers(
+            builder,
+            {
+                m.TERMINAL_CREATE: (self.create_terminal, self.create_terminal_async),
+                m.TERMINAL_OUTPUT: (self.terminal_output, self.terminal_output_async),
+                m.TERMINAL_WAIT_FOR_EXIT: (
+                    self.wait_for_terminal_exit,
+                    self.wait_for_terminal_exit_async,
+                ),
+                m.TERMINAL_KILL: (self.kill_terminal, self.kill_terminal_async),
+                m.TERMINAL_RELEASE: (self.release_terminal, self.release_terminal_async),
+            },
+        )
         handlers.session_closed_listeners.append(lambda sid: self.release_session(sid, wait=False))
         handlers.close_listeners.append(self.kill_all)
         return builder

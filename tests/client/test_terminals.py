@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from rxacp.agent import AcpAgent
-from rxacp.client import AcpClient, LocalTerminals
+from rxacp.client import AcpClient, LocalTerminals, WorkspaceFileSystem
 from rxacp.client._terminal_process import utf8_complete_end
+from rxacp.client.handlers import default_client_capabilities
 from rxacp.errors import AcpErrorCodes, AcpProtocolException
 from rxacp.schema import (
     CreateTerminalRequest,
@@ -25,6 +26,7 @@ from rxacp.schema import (
     TerminalOutputRequest,
     WaitForTerminalExitRequest,
 )
+from rxacp.schema.methods import FS_WRITE_TEXT_FILE, TERMINAL_CREATE
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .._notes import chunk_text
@@ -476,3 +478,29 @@ def test_an_async_wait_answers_when_the_command_exits(terminals: LocalTerminals)
     request = WaitForTerminalExitRequest(session_id=SID, terminal_id=tid)
     answer = asyncio.run(asyncio.wait_for(terminals.wait_for_terminal_exit_async(request), WAIT))
     assert (answer.exit_code, answer.signal) == (4, None)
+
+
+def test_install_refuses_anything_but_a_client_builder_naming_what_it_got(
+    terminals: LocalTerminals, workspace: Path
+) -> None:
+    for provider in (terminals, WorkspaceFileSystem([str(workspace)])):
+        with pytest.raises(TypeError, match="takes an AcpClient builder, not dict"):
+            provider.install({})
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_each_builder_gets_the_handler_flavour_it_runs_and_read_only_skips_the_write(
+    api: str, terminals: LocalTerminals, workspace: Path
+) -> None:
+    make = AcpClient.sync if api == "sync" else AcpClient.async_
+    builder = make(InMemoryTransportPair.create().client_transport)
+    WorkspaceFileSystem([str(workspace)], read_only=True).install(builder)
+    terminals.install(builder)
+    registered = builder._handlers.requests  # what the typed setters would have stored
+    assert FS_WRITE_TEXT_FILE not in registered
+    expected = terminals.create_terminal if api == "sync" else terminals.create_terminal_async
+    assert registered[TERMINAL_CREATE] == expected
+    assert default_client_capabilities(builder._handlers) == {
+        "fs": {"readTextFile": True},
+        "terminal": True,
+    }

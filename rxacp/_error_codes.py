@@ -69,7 +69,7 @@ class AcpErrorCodes(enum.IntEnum):
         does not know says so (``"Unknown error (-32099)"``), with the Java SDK's meaning where
         it has one (``"Permission denied (-32005, Java SDK code)"``)."""
         code = int(code)
-        text = _DESCRIPTIONS.get(code)
+        text = TITLES.get(code)
         if text is not None:
             java = _JAVA_DESCRIPTIONS.get(code)
             return f"{text} ({code}; Java SDK: {java})" if java is not None else f"{text} ({code})"
@@ -83,7 +83,7 @@ class AcpErrorCodes(enum.IntEnum):
     @staticmethod
     def is_known(code: int) -> bool:
         """Whether ``code`` is a spec code rxacp knows (a member other than ``UNKNOWN``)."""
-        return int(code) in _DESCRIPTIONS
+        return int(code) in TITLES
 
     @staticmethod
     def is_parse_error(code: int) -> bool:
@@ -131,7 +131,7 @@ class AcpErrorCodes(enum.IntEnum):
         return -32099 <= int(code) <= -32000
 
 
-_DESCRIPTIONS: dict[int, str] = {
+TITLES: dict[int, str] = {
     -32700: "Parse error",
     -32600: "Invalid request",
     -32601: "Method not found",
@@ -141,6 +141,8 @@ _DESCRIPTIONS: dict[int, str] = {
     -32000: "Authentication required",
     -32002: "Resource not found",
 }
+"""The standard message of each spec code: the text of :meth:`AcpErrorCodes.describe` and
+the default message of the ``AcpProtocolException`` factories (``errors.py``)."""
 _JAVA_DESCRIPTIONS: dict[int, str] = {
     -32000: "concurrent prompt",
     -32001: "Capability not supported",

@@ -25,7 +25,7 @@ from typing import Any
 
 import pydantic
 
-from ._error_codes import AcpErrorCodes
+from ._error_codes import TITLES, AcpErrorCodes
 
 __all__ = [
     "AcpCapabilityException",
@@ -94,28 +94,28 @@ class AcpProtocolException(AcpException):
 
     @classmethod
     def internal_error(
-        cls, message: str = "Internal error", data: Any = None
+        cls, message: str = TITLES[AcpErrorCodes.INTERNAL_ERROR], data: Any = None
     ) -> AcpProtocolException:
         """``-32603``: the handler failed."""
         return cls(AcpErrorCodes.INTERNAL_ERROR, message, data)
 
     @classmethod
     def request_cancelled(
-        cls, message: str = "Request cancelled", data: Any = None
+        cls, message: str = TITLES[AcpErrorCodes.REQUEST_CANCELLED], data: Any = None
     ) -> AcpProtocolException:
         """``-32800``: the request was cancelled."""
         return cls(AcpErrorCodes.REQUEST_CANCELLED, message, data)
 
     @classmethod
     def auth_required(
-        cls, message: str = "Authentication required", data: Any = None
+        cls, message: str = TITLES[AcpErrorCodes.AUTH_REQUIRED], data: Any = None
     ) -> AcpProtocolException:
         """``-32000``: authenticate first."""
         return cls(AcpErrorCodes.AUTH_REQUIRED, message, data)
 
     @classmethod
     def resource_not_found(
-        cls, message: str = "Resource not found", data: Any = None
+        cls, message: str = TITLES[AcpErrorCodes.RESOURCE_NOT_FOUND], data: Any = None
     ) -> AcpProtocolException:
         """``-32002``: a file, session or other resource does not exist."""
         return cls(AcpErrorCodes.RESOURCE_NOT_FOUND, message, data)

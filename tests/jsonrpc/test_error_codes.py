@@ -56,3 +56,14 @@ def test_predicates_test_a_code_or_an_exception_code() -> None:
     assert AcpErrorCodes.is_auth_required(-32000) and AcpErrorCodes.is_auth_required(-32004)
     assert AcpErrorCodes.is_resource_not_found(-32002)
     assert AcpErrorCodes.is_server_error(-32005) and not AcpErrorCodes.is_server_error(-32603)
+
+
+def test_each_factory_default_message_is_the_standard_title_describe_gives_its_code() -> None:
+    made = [
+        AcpProtocolException.internal_error(),
+        AcpProtocolException.request_cancelled(),
+        AcpProtocolException.auth_required(),
+        AcpProtocolException.resource_not_found(),
+    ]
+    for error in made:
+        assert AcpErrorCodes.describe(error.code).startswith(f"{error.message} ({error.code}")

@@ -100,7 +100,24 @@ class PendingRequests:
         before: Callable[[], object] | None = None,
         on_abandon: Callable[[], Callable[[], None] | None] | None = None,
     ) -> AcpObservable[Any]:
-        """A cold Observable of one request's answer (see ``AcpSession.send_request``)."""
+        """A cold Observable of one request's answer (``AcpSession.send_request`` is this).
+
+        Subscribing writes the request; the answer emits once and completes::
+
+            subscribe  ──request──▶ peer
+            answer     ──────────R|        (R: result, typed by ``result_type.from_wire``)
+            error      ──────────X         (AcpProtocolException / AcpTimeoutException /
+                                             AcpConnectionException)
+            dispose    ──────X  → $/cancel_request sent once (if written and unanswered)
+
+        ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
+        ``before`` runs at each subscription before anything is sent (a precondition such as
+        a capability gate): when it raises, that error ends the Observable and nothing is sent.
+        ``on_abandon`` runs on the loop when a written, unanswered request is disposed or times
+        out, just before ``$/cancel_request`` is written (the client sends ``session/cancel``
+        there for a prompt); it may return a callable run once when the late answer arrives or
+        the connection ends.
+        """
         seconds = (
             self.request_timeout
             if timeout is DEFAULT_TIMEOUT

@@ -44,13 +44,14 @@ from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 from .._durations import Duration, to_seconds
 from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
+from ._forward import Forwarded
 from .backpressure import GatedRunner, InboundGate, OutboundGate
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
 from .loop import LoopRunner
 from .observable import AcpObservable
-from .requests import CANCEL_REQUEST, DEFAULT_TIMEOUT, PendingRequests
+from .requests import CANCEL_REQUEST, PendingRequests
 from .state import ConnectionState
 from .stats import SessionStats
 from .wire import Wire
@@ -309,37 +310,9 @@ class AcpSession:
             self._pending.fail_all(reason, self._inbox.clear())
 
     # ------------------------------------------------------------------ requests
-    def send_request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: Any = None,
-        *,
-        timeout: Duration | None = DEFAULT_TIMEOUT,
-        before: Callable[[], object] | None = None,
-        on_abandon: Callable[[], Callable[[], None] | None] | None = None,
-    ) -> AcpObservable[Any]:
-        """A cold Observable of one request's answer.
-
-        Subscribing writes the request; the answer emits once and completes::
-
-            subscribe  ──request──▶ peer
-            answer     ──────────R|        (R: result, typed by ``result_type.from_wire``)
-            error      ──────────X         (AcpProtocolException / AcpTimeoutException /
-                                             AcpConnectionException)
-            dispose    ──────X  → $/cancel_request sent once (if written and unanswered)
-
-        ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
-        ``before`` runs at each subscription before anything is sent (a precondition such as
-        a capability gate): when it raises, that error ends the Observable and nothing is sent.
-        ``on_abandon`` runs on the loop when a written, unanswered request is disposed or times
-        out, just before ``$/cancel_request`` is written (the client sends ``session/cancel``
-        there for a prompt); it may return a callable run once when the late answer arrives or
-        the connection ends.
-        """
-        return self._pending.request(
-            method, params, result_type, timeout=timeout, before=before, on_abandon=on_abandon
-        )
+    send_request = Forwarded("_pending", PendingRequests.request)
+    """A cold Observable of one request's answer: :meth:`PendingRequests.request`, declared
+    (signature and docstring) once there."""
 
     def send_notification(self, method: str, params: Any = None) -> None:
         """Write one notification (from any thread). Dropped with a debug log after close.

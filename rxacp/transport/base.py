@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import dataclasses
 from typing import Protocol, TypeAlias
 
 __all__ = [
@@ -39,33 +40,20 @@ Frame: TypeAlias = bytes | JsonValue
 decoded value (transports with ``carries_objects``, the in-memory fast path)."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
 class TransportClosed:
     """Why a transport closed; passed to :meth:`FrameReceiver.on_closed`.
 
     ``error`` is set when the stream failed rather than ended cleanly; ``exit_code`` and
-    ``stderr_tail`` when the peer was a process the transport spawned.
+    ``stderr_tail`` when the peer was a process the transport spawned (left out of the repr:
+    it is the peer's output).
     """
 
-    __slots__ = ("error", "exit_code", "reason", "stderr_tail")
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        error: BaseException | None = None,
-        exit_code: int | None = None,
-        stderr_tail: str | None = None,
-    ) -> None:
-        self.reason = reason
-        self.error = error
-        self.exit_code = exit_code
-        self.stderr_tail = stderr_tail
-
-    def __repr__(self) -> str:
-        return (
-            f"TransportClosed(reason={self.reason!r}, error={self.error!r}, "
-            f"exit_code={self.exit_code!r})"
-        )
+    reason: str
+    _: dataclasses.KW_ONLY
+    error: BaseException | None = None
+    exit_code: int | None = None
+    stderr_tail: str | None = dataclasses.field(default=None, repr=False)
 
 
 class FrameReceiver(Protocol):

@@ -29,6 +29,7 @@ from rxacp.transport.base import (
     FrameReceiver,
     TransportClosed,
 )
+from rxacp.transport.framing import call_safely
 
 __all__ = ["InMemoryTransport", "InMemoryTransportPair"]
 
@@ -47,11 +48,9 @@ class InMemoryTransport(AcpTransport):
         self._peer: InMemoryTransport | None = None
         self._lock = threading.Lock()
         # frames (and _CLOSED) waiting for this end's loop
-        self._inbox = ReceiverInbox(self._deliver, name=name)
+        self._inbox = ReceiverInbox(self._on_item, name=name)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._receiver: FrameReceiver | None = None
         self._closed = False  # this end closed (sends dropped)
-        self._reported = False  # on_closed delivered
 
     def close_blocking(self, timeout: float = 5.0) -> None:
         """Close this end from another thread, on its own loop, waiting at most ``timeout``."""
@@ -72,8 +71,7 @@ class InMemoryTransport(AcpTransport):
             if self._loop is not None:
                 raise RuntimeError(f"{self.name} transport started twice")
             self._loop = loop
-            self._receiver = receiver
-        self._inbox.attach(loop)
+            self._inbox.attach(loop, receiver)
 
     def send(self, frame: Frame) -> None:
         """Hand ``frame`` to the peer (after the stdio checks when serializing)."""
@@ -96,24 +94,19 @@ class InMemoryTransport(AcpTransport):
             self._closed = True
             if self._peer is not None:
                 self._peer._inbox.push(_CLOSED)
-        self._report(TransportClosed("closed"))
+        self._inbox.end(TransportClosed("closed"))
 
     # -- receiving side ----------------------------------------------------------------------
 
-    def _deliver(self, items: list[Any]) -> None:
-        receiver = self._receiver
-        assert receiver is not None
-        for item in items:
-            if self._reported:
-                return
-            if item is _CLOSED:
-                self._closed = True
-                self._report(TransportClosed("peer closed"))
-                return
-            if self._serialize:
-                self._deliver_bytes(receiver, item)
-            else:
-                _call(receiver.on_frame, item)
+    def _on_item(self, receiver: FrameReceiver, item: Any) -> TransportClosed | None:
+        if item is _CLOSED:
+            self._closed = True
+            return TransportClosed("peer closed")
+        if self._serialize:
+            self._deliver_bytes(receiver, item)
+        else:
+            call_safely(receiver.on_frame, item)
+        return None
 
     def _deliver_bytes(self, receiver: FrameReceiver, frame: bytes) -> None:
         """Apply the receiving half of the stdio framing rules (see the module docstring)."""
@@ -122,24 +115,9 @@ class InMemoryTransport(AcpTransport):
         if not frame or frame.isspace():
             return
         if len(frame) > self._max:
-            _call(receiver.on_frame_too_large, len(frame))
+            call_safely(receiver.on_frame_too_large, len(frame))
             return
-        _call(receiver.on_frame, frame)
-
-    def _report(self, info: TransportClosed) -> None:
-        with self._lock:
-            if self._reported or self._receiver is None:
-                return
-            self._reported = True
-        self._inbox.discard()
-        _call(self._receiver.on_closed, info)
-
-
-def _call(fn: Any, arg: Any) -> None:
-    try:
-        fn(arg)
-    except Exception:
-        _log.exception("frame receiver callback %r failed", fn)
+        call_safely(receiver.on_frame, frame)
 
 
 class InMemoryTransportPair:

@@ -1,8 +1,9 @@
 """Hand-offs between event loops, shared by the transports and the engine's loop runner.
 
 :class:`ReceiverInbox` queues items from any thread and hands them, in order and in batches, to
-one callback on the receiving loop (the WebSocket transports and the in-memory pair deliver
-frames this way). :func:`close_loop` finishes a loop whose ``run_forever`` returned.
+the receiver on its loop, and tells the receiver ``on_closed`` exactly once (the WebSocket
+transports and the in-memory pair deliver frames this way). :func:`close_loop` finishes a loop
+whose ``run_forever`` returned.
 
 This module is *not* responsible for what the items mean, nor for any transport's state.
 """
@@ -15,34 +16,58 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from rxacp.transport.base import FrameReceiver, TransportClosed
+from rxacp.transport.framing import call_safely
+
 __all__ = ["ReceiverInbox", "close_loop"]
 
 _log = logging.getLogger("rxacp.transport")
 
 
+OnItem = Callable[[FrameReceiver, Any], TransportClosed | None]
+"""Hands one item to the receiver, on its loop; returns why the transport ended when the item
+is the end marker (the inbox then reports it and delivers nothing more)."""
+
+
 class ReceiverInbox:
-    """Items pushed from any thread, delivered in push order as batches on one receiving loop.
+    """Items pushed from any thread, delivered in push order, in batches, on the receiver's loop.
 
     ``push`` queues an item and, unless a drain is already pending, schedules one on the
-    receiving loop. Items pushed before :meth:`attach` wait for it. :meth:`discard` drops what
-    is queued and everything pushed later (the receiver was told the end).
+    receiving loop. Items pushed before :meth:`attach` wait for it. :meth:`end` tells the
+    receiver ``on_closed`` once and drops what is queued and everything pushed later.
     """
 
-    __slots__ = ("_deliver", "_discarded", "_items", "_lock", "_loop", "_name", "_scheduled")
+    __slots__ = (
+        "_ended",
+        "_items",
+        "_lock",
+        "_loop",
+        "_name",
+        "_on_item",
+        "_scheduled",
+        "receiver",
+    )
 
-    def __init__(self, deliver: Callable[[list[Any]], None], *, name: str) -> None:
-        self._deliver = deliver  # called on the receiving loop with each batch
+    def __init__(self, on_item: OnItem, *, name: str) -> None:
+        self._on_item = on_item
         self._name = name  # for the log line when the receiving loop is gone
         self._lock = threading.Lock()
         self._items: list[Any] = []
         self._scheduled = False  # a drain is queued on the receiving loop
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._discarded = False
+        self._ended = False  # on_closed delivered
+        self.receiver: FrameReceiver | None = None
+        """Who gets the items (``None`` until :meth:`attach`)."""
 
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Deliver on ``loop`` from now on; items pushed before are delivered right after."""
+    @property
+    def ended(self) -> bool:
+        """True once the receiver was told ``on_closed``."""
+        return self._ended
+
+    def attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
+        """Deliver to ``receiver`` on ``loop`` from now on; earlier items right after."""
         with self._lock:
-            self._loop = loop
+            self._loop, self.receiver = loop, receiver
             pending = self._scheduled = bool(self._items)
         if pending:
             loop.call_soon(self._drain)
@@ -51,7 +76,7 @@ class ReceiverInbox:
         """Queue ``item``; ``sender_loop`` is the caller's own loop when it is known (a drain
         for that same loop is then scheduled without waking it through its self-pipe)."""
         with self._lock:
-            if self._discarded:
+            if self._ended:
                 return
             self._items.append(item)
             if self._scheduled or self._loop is None:
@@ -66,16 +91,29 @@ class ReceiverInbox:
         except RuntimeError:  # the receiving loop is closed: nobody can be told any more
             _log.debug("%s: receiving loop closed, frame dropped", self._name)
 
-    def discard(self) -> None:
-        """Drop the queued items and every later push."""
+    def end(self, info: TransportClosed) -> None:
+        """Tell the receiver ``on_closed(info)`` unless it was told already (or never attached);
+        queued and later items are dropped. Call it on the receiver's loop."""
         with self._lock:
-            self._discarded = True
+            receiver = self.receiver
+            if self._ended or receiver is None:
+                return
+            self._ended = True
             self._items = []
+        call_safely(receiver.on_closed, info)
 
     def _drain(self) -> None:
         with self._lock:
             items, self._items, self._scheduled = self._items, [], False
-        self._deliver(items)
+        receiver, on_item = self.receiver, self._on_item
+        assert receiver is not None
+        for item in items:
+            if self._ended:
+                return
+            info = on_item(receiver, item)
+            if info is not None:
+                self.end(info)
+                return
 
 
 def close_loop(loop: asyncio.AbstractEventLoop, *, join_executor: bool = False) -> None:

@@ -40,7 +40,6 @@ __all__ = [
     "_End",
     "_Options",
     "_access",
-    "_call",
     "_check_path",
     "_describe_close",
     "_handshake_guard",
@@ -120,13 +119,6 @@ def _describe_close(exc: ConnectionClosed, limit: int) -> TransportClosed:
     if rcvd is not None:
         return TransportClosed(f"the WebSocket peer closed the connection: {rcvd}")
     return TransportClosed("the WebSocket connection was lost", error=exc.__cause__ or exc)
-
-
-def _call(fn: Callable[[Any], None], arg: Any) -> None:
-    try:
-        fn(arg)
-    except Exception:
-        _log.exception("frame receiver callback %r failed", fn)
 
 
 class _End:

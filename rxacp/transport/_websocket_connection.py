@@ -27,7 +27,6 @@ from websockets.protocol import State
 from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport._websocket_common import (
     _CLOSE_GRACE,
-    _call,
     _describe_close,
     _End,
     _log,
@@ -35,6 +34,7 @@ from rxacp.transport._websocket_common import (
     _running_loop,
 )
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
+from rxacp.transport.framing import call_safely
 
 __all__ = ["MAX_BACKLOG", "OUTBOX_HIGH", "OUTBOX_LOW", "_WebSocketTransport"]
 
@@ -86,13 +86,11 @@ class _WebSocketTransport(AcpTransport):
         self._ws: Connection | None = None
         self._ws_loop: asyncio.AbstractEventLoop | None = None
         self._rx_loop: asyncio.AbstractEventLoop | None = None
-        self._receiver: FrameReceiver | None = None
-        self._inbox = ReceiverInbox(self._deliver, name="WebSocket")
+        self._inbox = ReceiverInbox(self._on_item, name="WebSocket")
         self._outbox: collections.deque[Any] = collections.deque()
         self._out_scheduled = False
         self._out_event: asyncio.Event | None = None
         self._closed = False  # close() called: sends are dropped
-        self._reported = False  # on_closed delivered
         self._out_bytes = 0  # bytes queued in _outbox, not yet handed to the socket
         self._out_paused = False  # over OUTBOX_HIGH: the receiver was told on_write_paused
         self._overflowed = False  # over MAX_BACKLOG: the connection is being closed
@@ -105,32 +103,20 @@ class _WebSocketTransport(AcpTransport):
     # -- receiving (ws loop → receiver loop) -------------------------------------------------
     def _attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         with self._lock:
-            if self._receiver is not None:
+            if self._inbox.receiver is not None:
                 raise RuntimeError(f"{type(self).__name__} started twice")
-            self._rx_loop, self._receiver = loop, receiver
-        self._inbox.attach(loop)
+            self._rx_loop = loop
+            self._inbox.attach(loop, receiver)
 
     def _push(self, item: Any) -> None:
         self._inbox.push(item, self._ws_loop)  # called on the ws loop
 
-    def _deliver(self, items: list[Any]) -> None:
-        receiver = self._receiver
-        assert receiver is not None
-        for item in items:
-            if self._reported:
-                return
-            if isinstance(item, _End):
-                self._report(item.info)
-                return
-            _call(receiver.on_frame, item)
-
-    def _report(self, info: TransportClosed) -> None:
-        with self._lock:
-            if self._reported or self._receiver is None:
-                return
-            self._reported = True
-        self._inbox.discard()
-        _call(self._receiver.on_closed, info)
+    @staticmethod
+    def _on_item(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
+        if isinstance(item, _End):
+            return item.info
+        call_safely(receiver.on_frame, item)
+        return None
 
     # -- sending (receiver loop → ws loop) ---------------------------------------------------
     def send(self, frame: Frame) -> None:
@@ -275,7 +261,7 @@ class _WebSocketTransport(AcpTransport):
         if ws_loop is not None and gate is not None:
             with contextlib.suppress(RuntimeError):
                 ws_loop.call_soon_threadsafe(gate.clear if paused else gate.set)
-        receiver, loop = self._receiver, self._rx_loop
+        receiver, loop = self._inbox.receiver, self._rx_loop
         if receiver is None or loop is None:
             return
         callback = receiver.on_write_paused if paused else receiver.on_write_resumed
@@ -377,7 +363,7 @@ class _WebSocketTransport(AcpTransport):
             first = not self._closed
             self._closed = True
         self._release_markers()
-        self._report(TransportClosed("closed"))
+        self._inbox.end(TransportClosed("closed"))
         if first:
             await self._close_ws(CloseCode.NORMAL_CLOSURE, "closed")
             await self._after_close()

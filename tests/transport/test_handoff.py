@@ -7,6 +7,45 @@ import threading
 from typing import Any
 
 from rxacp.transport._handoff import ReceiverInbox, close_loop
+from rxacp.transport.base import Frame, TransportClosed
+
+_END = object()
+
+
+class _Recorder:
+    """A frame receiver that records what it is told, and on which thread."""
+
+    def __init__(self, expected: int = 0) -> None:
+        self.frames: list[Any] = []
+        self.closed: list[TransportClosed] = []
+        self.threads: set[int] = set()
+        self.expected = expected
+        self.done = asyncio.Event()
+
+    def on_frame(self, frame: Frame) -> None:
+        self.threads.add(threading.get_ident())
+        self.frames.append(frame)
+        if len(self.frames) == self.expected:
+            self.done.set()
+
+    def on_frame_too_large(self, size: int) -> None:
+        raise AssertionError("not used")
+
+    def on_closed(self, info: TransportClosed) -> None:
+        self.closed.append(info)
+
+    def on_write_paused(self) -> None:
+        raise AssertionError("not used")
+
+    def on_write_resumed(self) -> None:
+        raise AssertionError("not used")
+
+
+def _on_item(receiver: Any, item: Any) -> TransportClosed | None:
+    if item is _END:
+        return TransportClosed("peer closed")
+    receiver.on_frame(item)
+    return None
 
 
 def _run_until_idle(loop: asyncio.AbstractEventLoop) -> None:
@@ -15,36 +54,27 @@ def _run_until_idle(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def test_items_pushed_before_attach_are_delivered_in_order_once_attached() -> None:
-    batches: list[list[Any]] = []
-    inbox = ReceiverInbox(batches.append, name="test")
-    inbox.push(1)
-    inbox.push(2)
+    receiver = _Recorder()
+    inbox = ReceiverInbox(_on_item, name="test")
+    inbox.push(b"1")
+    inbox.push(b"2")
     loop = asyncio.new_event_loop()
     try:
-        assert batches == []
-        inbox.attach(loop)
-        inbox.push(3, loop)
+        assert receiver.frames == []
+        inbox.attach(loop, receiver)
+        inbox.push(b"3", loop)
         _run_until_idle(loop)
     finally:
         loop.close()
-    assert batches == [[1, 2, 3]]
+    assert receiver.frames == [b"1", b"2", b"3"]
 
 
 def test_pushes_from_another_thread_arrive_in_push_order_on_the_receiving_loop() -> None:
-    seen: list[Any] = []
-    threads: set[int] = set()
+    receiver = _Recorder(expected=500)
+    inbox = ReceiverInbox(_on_item, name="test")
     loop = asyncio.new_event_loop()
-    done = asyncio.Event()
-
-    def deliver(items: list[Any]) -> None:
-        threads.add(threading.get_ident())
-        seen.extend(items)
-        if len(seen) >= 500:
-            done.set()
-
-    inbox = ReceiverInbox(deliver, name="test")
     try:
-        inbox.attach(loop)
+        inbox.attach(loop, receiver)
 
         def push_all() -> None:
             for i in range(500):
@@ -53,34 +83,54 @@ def test_pushes_from_another_thread_arrive_in_push_order_on_the_receiving_loop()
         pusher = threading.Thread(target=push_all)
         pusher.start()
         pusher.join(10)
-        loop.run_until_complete(asyncio.wait_for(done.wait(), 10))
+        loop.run_until_complete(asyncio.wait_for(receiver.done.wait(), 10))
     finally:
         loop.close()
-    assert seen == list(range(500))
-    assert threads == {threading.get_ident()}
+    assert receiver.frames == list(range(500))
+    assert receiver.threads == {threading.get_ident()}
 
 
-def test_discard_drops_queued_items_and_every_later_push() -> None:
-    batches: list[list[Any]] = []
-    inbox = ReceiverInbox(batches.append, name="test")
+def test_the_end_marker_is_reported_once_and_nothing_after_it_is_delivered() -> None:
+    receiver = _Recorder()
+    inbox = ReceiverInbox(_on_item, name="test")
     loop = asyncio.new_event_loop()
     try:
-        inbox.attach(loop)
-        inbox.push("queued", loop)
-        inbox.discard()
-        inbox.push("late", loop)
+        inbox.attach(loop, receiver)
+        for item in (b"before", _END, b"after"):
+            inbox.push(item, loop)
+        _run_until_idle(loop)
+        inbox.push(b"later", loop)
+        inbox.end(TransportClosed("closed"))
         _run_until_idle(loop)
     finally:
         loop.close()
-    assert all(batch == [] for batch in batches)
+    assert receiver.frames == [b"before"]
+    assert [info.reason for info in receiver.closed] == ["peer closed"]
+    assert inbox.ended
+
+
+def test_end_drops_the_queued_items_and_every_later_push() -> None:
+    receiver = _Recorder()
+    inbox = ReceiverInbox(_on_item, name="test")
+    loop = asyncio.new_event_loop()
+    try:
+        inbox.attach(loop, receiver)
+        inbox.push(b"queued", loop)
+        inbox.end(TransportClosed("closed"))
+        inbox.push(b"late", loop)
+        _run_until_idle(loop)
+    finally:
+        loop.close()
+    assert receiver.frames == []
+    assert [info.reason for info in receiver.closed] == ["closed"]
 
 
 def test_a_push_after_the_receiving_loop_closed_is_dropped_without_raising() -> None:
-    inbox = ReceiverInbox(lambda items: None, name="test")
+    inbox = ReceiverInbox(_on_item, name="test")
     loop = asyncio.new_event_loop()
-    inbox.attach(loop)
+    inbox.attach(loop, _Recorder())
     loop.close()
-    inbox.push("frame")  # must not raise RuntimeError
+    inbox.push(b"frame")  # must not raise RuntimeError
 
 
 def test_close_loop_cancels_unfinished_tasks_and_closes_the_loop() -> None:

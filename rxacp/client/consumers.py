@@ -194,9 +194,9 @@ class ConsumerThread:
         """Wait until every call submitted before this one ran; ``False`` on timeout.
 
         Returns at once on the consumer thread itself (a consumer cannot wait for itself) and
-        when nothing is queued. Also waits for the calls queued before :meth:`stop`. With
-        ``caller_runs`` the waiting thread runs the queued calls itself when no other thread
-        does.
+        when nothing is queued. Also waits for the calls queued before :meth:`stop`. It never
+        runs a consumer itself (one that blocks would overrun ``timeout``): the consumer
+        thread does.
         """
         with self._lock:
             if self.on_thread() or (not self._queue and not self._busy):
@@ -204,9 +204,8 @@ class ConsumerThread:
             marker = _Item(None)
             self._queue.append(marker)
             try:
-                if not self._caller_runs:
-                    self._wake_locked()
-                return self._help_until(lambda: marker.done, timeout, self._flushed)
+                self._wake_thread_locked()
+                return self._help_until(lambda: marker.done, timeout, self._flushed, run=False)
             finally:
                 if self._queue and not self._busy:
                     self._wake_locked()
@@ -229,6 +228,12 @@ class ConsumerThread:
             # one caller waits: it runs the call, no other thread is woken (module docstring)
             self._helpers[0].notify()
             return
+        self._wake_thread_locked()
+
+    def _wake_thread_locked(self) -> None:
+        """Make sure the consumer thread runs what is queued (started on demand)."""
+        if self._busy:
+            return
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
             self._thread.start()
@@ -236,14 +241,19 @@ class ConsumerThread:
             self._work.notify()
 
     def _help_until(
-        self, done: Callable[[], bool], timeout: float | None, cond: threading.Condition
+        self,
+        done: Callable[[], bool],
+        timeout: float | None,
+        cond: threading.Condition,
+        *,
+        run: bool = True,
     ) -> bool:
-        """Until ``done()``: run the next queued call when nobody runs one (``caller_runs``),
-        else sleep on ``cond``. Lock held on entry and exit; ``False`` on timeout."""
+        """Until ``done()``: run the next queued call when nobody runs one (``caller_runs`` and
+        ``run``), else sleep on ``cond``. Lock held on entry and exit; ``False`` on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         lock = self._lock
         while not done():
-            item = self._take_locked() if self._caller_runs else None
+            item = self._take_locked() if self._caller_runs and run else None
             if item is not None:
                 lock.release()
                 try:

@@ -54,13 +54,6 @@ reading)."""
 _STALL_CHECK = 1.0  # seconds between backlog checks while more than MAX_BACKLOG is queued
 
 
-def _call_flow(callback: Callable[[], None]) -> None:
-    try:
-        callback()
-    except Exception:
-        _log.exception("flow-control callback %r failed", callback)
-
-
 async def _wait_or_closed(gate: asyncio.Event, ws: Connection) -> None:
     """Wait until ``gate`` is set, or the connection ends (recv then raises ConnectionClosed)."""
     waits = [asyncio.ensure_future(gate.wait()), asyncio.ensure_future(ws.wait_closed())]
@@ -266,7 +259,7 @@ class _WebSocketTransport(AcpTransport):
             return
         callback = receiver.on_write_paused if paused else receiver.on_write_resumed
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_call_flow, callback)
+            loop.call_soon_threadsafe(call_safely, callback)
 
     def _overflow(self, loop: asyncio.AbstractEventLoop) -> None:
         """More than MAX_BACKLOG bytes unread by the peer: close the connection (1008)."""

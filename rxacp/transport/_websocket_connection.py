@@ -46,9 +46,9 @@ OUTBOX_LOW = OUTBOX_HIGH // 4
 """Bytes the queue must drain to before ``on_write_resumed()`` and reading resume."""
 
 MAX_BACKLOG = 16 * 1024 * 1024
-"""Bytes of queued outgoing messages (writes from the loop thread cannot wait): a message queued
-while more than this is already unread closes the connection with code 1008 (the peer is not
-reading)."""
+"""Bytes of queued outgoing messages (writes from the loop thread cannot wait): while more than
+this is unread and the peer reads nothing for a whole check (about a second), the connection is
+closed with code 1008 (the peer is not reading)."""
 
 
 _STALL_CHECK = 1.0  # seconds between backlog checks while more than MAX_BACKLOG is queued
@@ -128,22 +128,16 @@ class _WebSocketTransport(AcpTransport):
             self._outbox.append(item)
             self._out_bytes += size
             pause = self._flow_control and not self._out_paused and self._out_bytes > OUTBOX_HIGH
-            over = self._out_bytes - size > MAX_BACKLOG
-            overflow = over and self._socket_stalled()
-            watch = over and not overflow and not self._watching
+            watch = not self._watching and self._out_bytes - size > MAX_BACKLOG
             if pause:
                 self._out_paused = True
-            if overflow:
-                self._overflowed = True
             if watch:
                 self._watching = True
             scheduled, self._out_scheduled = self._out_scheduled, True
             loop, event = self._ws_loop, self._out_event
         if pause:
             self._flow(paused=True)
-        if overflow:
-            self._overflow(loop)
-        elif watch:
+        if watch:
             self._call_on(loop, self._watch_backlog)
         if scheduled:
             return True
@@ -193,14 +187,14 @@ class _WebSocketTransport(AcpTransport):
         A timer, not a check around each send: the send that fills the socket's buffer waits
         in ``drain`` for as long as the peer does not read, and a burst queued before the
         socket backed up is followed by no other ``send`` that could notice."""
-        buffered = self._socket_buffered()
+        buffered, high = self._socket_buffer()
         with self._lock:
             if self._closed or self._overflowed or self._out_bytes <= MAX_BACKLOG:
                 self._watching = False
                 return
             mark = (self._sent_total, buffered)
             stuck = last is not None and mark[0] == last[0] and mark[1] >= last[1]
-            overflow = stuck and self._socket_stalled()
+            overflow = stuck and buffered >= high  # the socket itself is backed up
             if overflow:
                 self._overflowed, self._watching = True, False
         loop = self._ws_loop
@@ -218,24 +212,15 @@ class _WebSocketTransport(AcpTransport):
             else:
                 loop.call_soon_threadsafe(callback)
 
-    def _socket_buffered(self) -> int:
-        """Bytes in the socket's own write buffer (0 when unknown)."""
+    def _socket_buffer(self) -> tuple[int, int]:
+        """Bytes in the socket's own write buffer and its high-water mark (0, 1 when unknown)."""
         transport = getattr(self._ws, "transport", None)
         try:
-            return int(transport.get_write_buffer_size()) if transport is not None else 0
+            if transport is not None:
+                return transport.get_write_buffer_size(), transport.get_write_buffer_limits()[1]
         except Exception:
-            return 0
-
-    def _socket_stalled(self) -> bool:
-        """The socket itself is backed up (a burst queued in one loop tick is not a backlog)."""
-        ws = self._ws
-        transport = getattr(ws, "transport", None)
-        try:
-            if transport is None:
-                return False
-            return bool(transport.get_write_buffer_size() >= transport.get_write_buffer_limits()[1])
-        except Exception:
-            return False
+            pass
+        return 0, 1
 
     def _sent(self, size: int) -> None:
         with self._lock:

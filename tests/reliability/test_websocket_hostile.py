@@ -348,6 +348,38 @@ def _start_stream(url: str, updates: int) -> socket.socket:
     return sock
 
 
+PromptHandler = Callable[[PromptRequest, PromptContext], reactivex.Observable[PromptResponse]]
+
+
+def _serve_to_a_client_that_never_reads(
+    prompt: PromptHandler, caplog: pytest.LogCaptureFixture, wait: float
+) -> tuple[bool, bool, float]:
+    """Serve ``prompt`` over WebSocket to a raw client that never reads; return whether the
+    connection was closed with 1008 within ``wait`` s, whether it was then released, and how
+    long the release took after the 1008."""
+
+    def factory(transport: AcpTransport) -> Any:
+        return (
+            AcpAgent.async_(transport)
+            .new_session_handler(lambda req: NewSessionResponse(session_id="ref-1"))
+            .prompt_handler(prompt)
+            .build()
+        )
+
+    server = WebSocketAcpAgentServer(factory, close_timeout=1.0).start()
+    try:
+        caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
+        sock = _start_stream(server.url, 0)
+        closed = wait_until(lambda: "code 1008" in caplog.text, wait)
+        start = time.monotonic()
+        freed = wait_until(lambda: server.connection_count == 0, 30.0)
+        release_seconds = time.monotonic() - start
+        sock.close()
+    finally:
+        server.close()
+    return closed, freed, release_seconds
+
+
 @pytest.mark.timeout(240)  # ~30 MiB built on one loop: slow on a loaded 2-core box
 def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
     caplog: pytest.LogCaptureFixture, figure: Figure
@@ -362,25 +394,7 @@ def test_an_unread_backlog_from_the_loop_thread_closes_the_connection_with_1008(
             ctx.send_message(f"{i:09d}" + "x" * 100)
         return reactivex.of(PromptResponse.end_turn())
 
-    def factory(transport: AcpTransport) -> Any:
-        return (
-            AcpAgent.async_(transport)
-            .new_session_handler(lambda req: NewSessionResponse(session_id="ref-1"))
-            .prompt_handler(prompt)
-            .build()
-        )
-
-    server = WebSocketAcpAgentServer(factory, close_timeout=1.0).start()
-    try:
-        caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
-        sock = _start_stream(server.url, 0)
-        closed = wait_until(lambda: "code 1008" in caplog.text, 150.0)
-        start = time.monotonic()
-        freed = wait_until(lambda: server.connection_count == 0, 30.0)
-        release_seconds = time.monotonic() - start
-        sock.close()
-    finally:
-        server.close()
+    closed, freed, release_seconds = _serve_to_a_client_that_never_reads(prompt, caplog, 150.0)
     figure("closed_with_1008", closed)
     figure("connection_released", freed)
     figure("seconds_from_1008_to_release", round(release_seconds, 2))
@@ -403,23 +417,7 @@ def test_a_backlog_queued_before_the_socket_backed_up_still_closes_the_connectio
         ctx.send_message("after")
         return reactivex.of(PromptResponse.end_turn())
 
-    def factory(transport: AcpTransport) -> Any:
-        return (
-            AcpAgent.async_(transport)
-            .new_session_handler(lambda req: NewSessionResponse(session_id="ref-1"))
-            .prompt_handler(prompt)
-            .build()
-        )
-
-    server = WebSocketAcpAgentServer(factory, close_timeout=1.0).start()
-    try:
-        caplog.set_level(logging.WARNING, logger="rxacp.transport.websocket")
-        sock = _start_stream(server.url, 0)
-        closed = wait_until(lambda: "code 1008" in caplog.text, 60.0)
-        freed = wait_until(lambda: server.connection_count == 0, 30.0)
-        sock.close()
-    finally:
-        server.close()
+    closed, freed, _ = _serve_to_a_client_that_never_reads(prompt, caplog, 60.0)
     figure("closed_with_1008", closed)
     assert closed and "the peer is not reading" in caplog.text
     assert freed

@@ -11,6 +11,7 @@ This module is *not* responsible for when a turn ends or what it answers (``turn
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -318,16 +319,14 @@ class PromptContext(_ContextBase, AsyncClientCalls):
                 "terminal/release",
                 ReleaseTerminalRequest(session_id=self.session_id, terminal_id=terminal_id),
             )
-            answered: list[reactivex.Observable[Any]] = []
 
+            @functools.cache
             def release_once() -> reactivex.Observable[Any]:
                 """Send the release once; its answer (or error) without tying it to whoever
                 waits: disposing the turn must not cancel the release."""
-                if not answered:
-                    subject: AsyncSubject[Any] = AsyncSubject()
-                    release.subscribe(subject)
-                    answered.append(subject.pipe(ops.catch(reactivex.just(None))))
-                return answered[0]
+                subject: AsyncSubject[Any] = AsyncSubject()
+                release.subscribe(subject)
+                return subject.pipe(ops.catch(reactivex.just(None)))
 
             def finish(_exit: WaitForTerminalExitResponse) -> reactivex.Observable[CommandResult]:
                 return self.terminal_output(terminal_id=terminal_id).pipe(

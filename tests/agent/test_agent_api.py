@@ -323,6 +323,41 @@ def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute(
         h.close()
 
 
+def test_a_cancelled_execute_still_releases_its_terminal() -> None:
+    """Cancelling the turn while ``execute`` waits for the command: the release goes out anyway
+    (not tied to the disposed turn), and the turn answers ``cancelled``."""
+
+    def prompt(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        ops = reactivex.operators
+        return ctx.execute("sleep", "60").pipe(
+            ops.map(lambda r: PromptResponse.end_turn()),
+            ops.take_until(ctx.when_cancelled()),
+            ops.default_if_empty(PromptResponse.cancelled()),
+        )
+
+    h = AgentHarness(
+        "async",
+        configure=lambda b: b.prompt_handler(prompt),
+        client_capabilities={"terminal": True},
+    )
+    try:
+        rid = h.prompt()
+        create = h.next()
+        assert create["method"] == "terminal/create"
+        h.send({"id": create["id"], "result": {"terminalId": "t1"}})
+        assert h.next()["method"] == "terminal/wait_for_exit"
+        h.cancel()
+        before, answer = h.next_answer()
+        assert answer.get("id") == rid and answer["result"] == {"stopReason": "cancelled"}
+        sent = list(before)
+        while not any(m.get("method") == "terminal/release" for m in sent):
+            sent.append(h.next())  # bounded: next() raises after its timeout
+        release = next(m for m in sent if m.get("method") == "terminal/release")
+        assert release["params"] == {"sessionId": SESSION, "terminalId": "t1"}
+    finally:
+        h.close()
+
+
 def test_agent_info_requires_a_name_and_version() -> None:
     with pytest.raises(ValueError):
         AcpAgent.sync(ScriptedTransport()).agent_info(name="x")

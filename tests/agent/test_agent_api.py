@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -269,6 +270,24 @@ def test_sync_agent_run_returns_when_the_client_disconnects() -> None:
     t.join(3)
 
 
+def _start_execute(
+    prompt: Callable[[PromptRequest, PromptContext], reactivex.Observable[Any]],
+) -> tuple[AgentHarness, Any, dict[str, Any]]:
+    """An async agent with ``prompt`` and a client with terminals: the prompt is sent, its
+    ``terminal/create`` answered with ``t1``; returns the harness, the prompt's id and the
+    create request."""
+    h = AgentHarness(
+        "async",
+        configure=lambda b: b.prompt_handler(prompt),
+        client_capabilities={"terminal": True},
+    )
+    rid = h.prompt()
+    create = h.next()
+    assert create["method"] == "terminal/create"
+    h.send({"id": create["id"], "result": {"terminalId": "t1"}})
+    return h, rid, create
+
+
 @pytest.mark.parametrize(
     "release_answer",
     [{"result": {}}, {"error": {"code": -32603, "message": "gone"}}],
@@ -288,17 +307,9 @@ def test_async_agent_prompt_handler_can_use_when_cancelled_with_execute(
         )
         return answer
 
-    h = AgentHarness(
-        "async",
-        configure=lambda b: b.prompt_handler(prompt),
-        client_capabilities={"terminal": True},
-    )
+    h, rid, create = _start_execute(prompt)
     try:
-        rid = h.prompt()
-        create = h.next()
-        assert create["method"] == "terminal/create"
         assert create["params"]["command"] == "echo" and create["params"]["args"] == ["hi"]
-        h.send({"id": create["id"], "result": {"terminalId": "t1"}})
         wait = h.next()
         assert wait["method"] == "terminal/wait_for_exit"
         h.send({"id": wait["id"], "result": {"exitCode": 0}})
@@ -335,16 +346,8 @@ def test_a_cancelled_execute_still_releases_its_terminal() -> None:
             ops.default_if_empty(PromptResponse.cancelled()),
         )
 
-    h = AgentHarness(
-        "async",
-        configure=lambda b: b.prompt_handler(prompt),
-        client_capabilities={"terminal": True},
-    )
+    h, rid, _ = _start_execute(prompt)
     try:
-        rid = h.prompt()
-        create = h.next()
-        assert create["method"] == "terminal/create"
-        h.send({"id": create["id"], "result": {"terminalId": "t1"}})
         assert h.next()["method"] == "terminal/wait_for_exit"
         h.cancel()
         before, answer = h.next_answer()

@@ -1,11 +1,14 @@
 """The runner of ``rxacp check``: one :class:`Checker` per agent command, holding the verdicts.
 
-It starts the agent twice (the protocol run and, concurrently, version negotiation on a fresh
-process), runs ``initialize``, ``authenticate`` and two ``session/new`` itself, then the steps of
-:mod:`.check_steps` in order, and judges the whole recorded log at the end (JSON-RPC id echo,
-stray answers, every ``session/update``'s schema and session id, clean stdout, exit on EOF). A
-failure is attributed to the step that failed: an agent that exits fails that step with its exit
-code and stderr tail, and every later step is "not reached".
+It starts the agent twice: the protocol run, and version negotiation on a fresh process that
+starts once the first one's ``initialize`` settled (two start-ups never race over the agent's
+home: gemini-cli locks its project registry with a backoff that grows past 30 s, opencode
+migrates its database). It runs ``initialize``, ``authenticate`` and two ``session/new``
+itself, then the steps of :mod:`.check_steps` in order, and judges the whole recorded log at
+the end (JSON-RPC id echo, stray answers, every ``session/update``'s schema and session id,
+clean stdout, exit on EOF). A failure is attributed to the step that failed: an agent that
+exits fails that step with its exit code and stderr tail, and every later step is "not
+reached".
 
 This module is *not* responsible for the individual steps (:mod:`.check_steps`), the rules and
 reports (:mod:`.check_report`), the wire mechanics (:mod:`.check_driver`) or the command line
@@ -84,6 +87,9 @@ class Checker:
         """The check whose step is running (an agent exit or a timeout is blamed on it)."""
         self._gone = ""  # "the agent exited during <check>" once it died mid-run
         self.auth_methods: list[Any] = []
+        self._started = asyncio.Event()
+        """Set once the protocol connection's ``initialize`` settled (answered, timed out or
+        the agent could not start): the negotiation process starts then, not alongside."""
 
     # -- verdicts -----------------------------------------------------------------------------
     def verdict(
@@ -108,8 +114,9 @@ class Checker:
 
     # -- driving ------------------------------------------------------------------------------
     async def run(self) -> list[CheckResult]:
-        """Run all checks: one connection for the protocol and, concurrently, a second one
-        for version negotiation (a fresh process: ``initialize`` comes once per connection)."""
+        """Run all checks: one connection for the protocol and a second one for version
+        negotiation (a fresh process: ``initialize`` comes once per connection), started once
+        the first one's ``initialize`` settled and then run alongside it."""
         await asyncio.gather(self._protocol(), self._negotiation())
         first = self.results.get("initialize")
         if first is not None and first.status != "PASS":  # one root cause, one FAIL
@@ -122,6 +129,12 @@ class Checker:
         return self.ordered()
 
     async def _protocol(self) -> None:
+        try:
+            await self._protocol_run()
+        finally:
+            self._started.set()
+
+    async def _protocol_run(self) -> None:
         agent = RawAgent(self.o.command, eof_timeout=min(self.o.timeout, 3.0))
         try:
             await agent.start()
@@ -237,6 +250,7 @@ class Checker:
             self.o.startup_timeout,
             STRING_ID,
         )
+        self._started.set()
         self.current = ""
         if not self._initialized(init):
             return
@@ -396,6 +410,7 @@ class Checker:
             )
 
     async def _negotiation(self) -> None:
+        await self._started.wait()
         agent = RawAgent(self.o.command, eof_timeout=min(self.o.timeout, 3.0))
         try:
             await agent.start()

@@ -30,6 +30,7 @@ __all__: list[str] = []
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "broken_agent.py"
+LOCKING = Path(__file__).resolve().parent / "locking_agent.py"
 PY_SDK_AGENT = ROOT / "tests" / "interop" / "peers" / "python_sdk_agent.py"
 TS_AGENT = ROOT / "tests" / "interop" / "ts" / "ts_agent.mjs"
 TS_SETUP = ROOT / "scripts" / "setup_interop_ts.sh"
@@ -189,6 +190,17 @@ def test_an_agent_that_cannot_start_fails_initialize_quickly() -> None:
     first = report["checks"][0]
     assert first["id"] == "initialize" and first["status"] == "FAIL"
     assert "cannot start the agent" in first["detail"]
+
+
+def test_the_two_start_ups_of_the_agent_never_overlap(tmp_path: Path) -> None:
+    # The negotiation process starts once the first one's initialize settled: an agent whose
+    # start-up locks its home (gemini-cli's project registry) is not raced by the checker.
+    agent = shlex.join([sys.executable, str(LOCKING), str(tmp_path / "registry.lock")])
+    out = io.StringIO()
+    main(["check", "--agent", agent, "--json", "--timeout", "2"], out=out, err=io.StringIO())
+    status = {c["id"]: (c["status"], c["detail"]) for c in json.loads(out.getvalue())["checks"]}
+    assert status["initialize"][0] == "PASS", status["initialize"]
+    assert status["initialize.negotiation"][0] == "PASS", status["initialize.negotiation"]
 
 
 @pytest.mark.parametrize(

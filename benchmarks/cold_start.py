@@ -15,16 +15,15 @@ first import, and under ``PYTHONDONTWRITEBYTECODE=1`` on *every* import (+~45 ms
 an idle box). :func:`measure` therefore byte-compiles ``rxacp/`` first (``compileall``, what
 ``pip install`` does); the main script is compiled at every start on both sides.
 
-Where a minimal rxacp agent's start goes (CPU seconds up to the answer, medians, measured with
-``time.process_time`` inside the agent on a 2-core box under load ~10; scale ~0.65 to an idle
-box): interpreter and ``site`` 0.02; Python + asyncio + pydantic + reactivex imports 0.12 (the
-floor row); rxacp imports 0.065, of which the generated stable models are 0.045 (~150 pydantic
-model classes at ~0.3 ms each, even with deferred schema building) and the rest of the agent,
-session and transport modules ~0.015; answering ``initialize`` 0.027, of which pydantic's
-plugin lookup (``importlib.metadata`` import + entry-point scan, on the first validator of any
-pydantic model) is ~0.018 and the three schema builds (request, capabilities, response) ~0.01.
-The next step would be defining the models a stdio agent never touches (fs, terminal,
-permission, elicitation, list/load/resume...) lazily.
+Where a minimal rxacp agent's start goes (wall milliseconds inside the agent, medians of 9 on a
+quiet 2-core box, 2026-12-01): interpreter and ``site`` ~20; ``import asyncio`` 34; pydantic
+(``BaseModel``) 62; reactivex 16 (these four are the floor row, 0.13-0.16 s spawn to answer);
+``import rxacp.schema`` 40 (the ~150 generated model classes, even with deferred schema
+building); the rest of rxacp's agent, session and transport modules 21; pydantic's first
+validation 22: its plugin lookup (``importlib.metadata`` import + entry-point scan, on the first
+validator of any pydantic model) 15 and the ``initialize`` schema builds 7. The floor and
+pydantic's first validation leave ~19 ms of a 0.20 s budget for all of rxacp: the target is
+out of reach here without not importing rxacp's models at start-up at all.
 
 Not a unit test: the figures depend on the machine and its load (printed with the table).
 ``benchmarks/run.py`` prints this table as its own section.

@@ -17,7 +17,16 @@ from ..transport.base import AcpTransport
 from .loop import LoopRunner
 from .stats import SessionStats
 
-__all__ = ["GatedRunner", "InboundGate", "OutboundGate"]
+__all__ = ["MAX_QUEUED_WRITES", "GatedRunner", "InboundGate", "OutboundGate"]
+
+MAX_QUEUED_WRITES = 64
+"""Default bound on the writes other threads may queue for the loop (``AcpSession``'s
+``max_queued_writes``). Small on purpose: waiting here is also how a producer thread hands the
+loop the GIL. A blocking handler streaming updates otherwise keeps the GIL until CPython's 5 ms
+switch interval forces it to let go, while the loop thread, woken to write, waits and the peer
+sits idle. Measured with the sync reference agent streaming 20k/200k updates on 2 cores, same-run
+A/B: 1024 → 64 took it from 47-60k to 81-128k updates/s and its CPU per update from 11-15 to
+7-11 µs; round trips and fan-out unchanged."""
 
 
 class InboundGate:

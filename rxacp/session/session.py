@@ -45,7 +45,7 @@ from .._durations import Duration, to_seconds
 from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
 from ._forward import Forwarded
-from .backpressure import GatedRunner, InboundGate, OutboundGate
+from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
@@ -76,7 +76,9 @@ class AcpSession:
         executor: run blocking handlers on this executor instead of the pool (the
             application owns it; ``max_workers`` is then unused).
         max_queued_writes: back-pressure bound: how many writes other threads may queue for
-            the loop before they block (see ``docs/reliability.md``).
+            the loop before they block (see ``docs/reliability.md``). The default,
+            :data:`MAX_QUEUED_WRITES`, is small on purpose: it is also when a producer hands the
+            loop the GIL.
         max_queued_notifications: back-pressure bound towards the peer: with this many incoming
             notifications and answers queued behind slow handlers, the transport stops reading
             until a quarter of them are left (see ``docs/reliability.md``).
@@ -92,7 +94,7 @@ class AcpSession:
         loop: asyncio.AbstractEventLoop | None = None,
         max_workers: int = 32,
         executor: concurrent.futures.Executor | None = None,
-        max_queued_writes: int = 1024,
+        max_queued_writes: int = MAX_QUEUED_WRITES,
         max_queued_notifications: int = 256,
     ) -> None:
         if isinstance(max_queued_writes, bool) or not isinstance(max_queued_writes, int):

@@ -7,7 +7,7 @@ from functools import partial
 
 import pytest
 
-from rxacp.session.backpressure import GatedRunner, OutboundGate
+from rxacp.session.backpressure import MAX_QUEUED_WRITES, GatedRunner, OutboundGate
 from rxacp.session.stats import SessionStats
 
 pytestmark = pytest.mark.timeout(20)
@@ -102,3 +102,40 @@ def test_four_producers_through_a_small_gate_all_finish_in_their_own_order() -> 
         assert all(seen[p] == list(range(2000)) for p in range(4))
     finally:
         runner.stop()
+
+
+def test_a_default_session_holds_a_producer_thread_to_64_writes_waiting_for_the_loop() -> None:
+    # The small default bound is also the GIL hand-over: with 1024 a streaming producer kept
+    # the GIL for CPython's whole 5 ms switch interval and queued hundreds of writes first.
+    from rxacp.session import AcpSession
+    from tests.session.conftest import ScriptedTransport
+
+    session = AcpSession(ScriptedTransport(), role="agent")
+    session.start()
+    produced = 0
+    ran = 0
+    backlogs: list[int] = []
+    finished = threading.Event()
+
+    def hand_off() -> None:  # runs on the loop thread only
+        nonlocal ran
+        ran += 1
+        backlogs.append(produced - ran)
+        if ran == 2000:
+            finished.set()
+
+    def producer() -> None:
+        nonlocal produced
+        for _ in range(2000):
+            session.runner.call_later(hand_off)
+            produced += 1
+
+    thread = threading.Thread(target=producer)
+    try:
+        thread.start()
+        assert finished.wait(15)
+        thread.join(5)
+        assert MAX_QUEUED_WRITES == 64
+        assert max(backlogs) <= MAX_QUEUED_WRITES, max(backlogs)
+    finally:
+        session.close()

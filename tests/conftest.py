@@ -9,11 +9,18 @@ Suite-wide fixtures ``harnesses`` and ``peers``: a list the test appends what it
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+if os.environ.get("RXACP_TEST_LOOP") == "uvloop":  # the suite once more on uvloop (.ci/run)
+    import uvloop
+
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 _HERE = Path(__file__).parent
 _SLOW = {

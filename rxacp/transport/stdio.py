@@ -192,8 +192,30 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
             os.close(out_w)  # the agent has its copy: EOF comes when it (and its children) close it
         self._transport = transport
         self._pid = transport.get_pid()
+        try:
+            await self._connect(loop, transport, out_r)
+        except BaseException as exc:
+            # the agent must not outlive a start that failed (and a loop such as uvloop would
+            # wait for it when closed): end it as close() does, then report why
+            await self._abort_start()
+            if isinstance(exc, Exception) and not isinstance(exc, AcpConnectionException):
+                what = str(exc) or type(exc).__name__
+                raise AcpConnectionException(
+                    f"cannot connect to agent {p.command!r}: {what}"
+                ) from exc
+            raise
+        _log.debug("started agent %r pid=%s", p.command, self._pid)
+
+    async def _connect(
+        self, loop: asyncio.AbstractEventLoop, transport: asyncio.SubprocessTransport, out_r: int
+    ) -> None:
+        """Connect the spawned agent's pipes: stdout (``out_r``), stderr and stdin."""
         pipe = open(out_r, "rb", buffering=0)  # noqa: SIM115, ASYNC230 - a pipe, not a disk file
-        stdout, _ = await loop.connect_read_pipe(lambda: _StdoutProtocol(self), pipe)
+        try:
+            stdout, _ = await loop.connect_read_pipe(lambda: _StdoutProtocol(self), pipe)
+        except BaseException:
+            pipe.close()
+            raise
         bound_reads(stdout)
         self._stdout = stdout
         if self._reading_paused:
@@ -201,14 +223,26 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
         if self._close_task is not None:  # close() ran while the pipe was being connected
             stdout.close()
         bound_reads(transport.get_pipe_transport(2))
-        stdin = transport.get_pipe_transport(0)
-        assert isinstance(stdin, asyncio.WriteTransport)
+        # duck-typed: uvloop's pipe transports do not subclass asyncio.WriteTransport
+        stdin = cast("asyncio.WriteTransport | None", transport.get_pipe_transport(0))
+        if stdin is None:  # a loop that did not make the pipe it was asked for
+            raise AcpConnectionException(
+                f"agent {self._params.command!r} started without a stdin pipe"
+            )
         stdin.set_write_buffer_limits(high=256 * 1024, low=0)
         self._stdin = stdin
         early, self._early = self._early, []
         for line in early:
             stdin.write(line)
-        _log.debug("started agent %r pid=%s", p.command, self._pid)
+
+    async def _abort_start(self) -> None:
+        """End the agent whose start failed after it was spawned (bounded like :meth:`close`)."""
+        self._closing = self._closed_reported = True  # the caller reports the failure: no on_closed
+        self._uncork_all()
+        if self._close_task is None:
+            self._close_task = asyncio.get_running_loop().create_task(self._close())
+        with contextlib.suppress(Exception):
+            await asyncio.shield(self._close_task)
 
     def send(self, frame: Frame) -> None:
         """Write ``frame`` + newline to the agent's stdin (buffered by asyncio, never blocks)."""

@@ -19,7 +19,7 @@ import socket
 import stat
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from rxacp.transport.base import (
     DEFAULT_MAX_FRAME_BYTES,
@@ -185,6 +185,7 @@ class StdioAcpAgentTransport(ClosedOnce, CorkedWrites, AcpTransport):
         self._receiver: FrameReceiver | None = None
         self._read_transport: asyncio.ReadTransport | None = None
         self._write_transport: asyncio.WriteTransport | None = None
+        self._shared_socket = False  # stdin and stdout are one socket (read by the writer)
         self._sync_out: Any = None  # blocking writer when asyncio cannot watch stdout
         self._init_cork()
         self._flow = WriteFlow(self._on_write_paused, self._on_write_resumed)
@@ -211,7 +212,7 @@ class StdioAcpAgentTransport(ClosedOnce, CorkedWrites, AcpTransport):
         self._receiver = receiver
         stdin = self._stdin_obj if self._stdin_obj is not None else sys.stdin.buffer
         stdout = self._stdout_obj if self._stdout_obj is not None else sys.stdout.buffer
-        shared = _same_socket(_fileno(stdin), _fileno(stdout))
+        shared = self._shared_socket = _same_socket(_fileno(stdin), _fileno(stdout))
         await self._open_stdout(loop, stdout, reads_input=shared)
         early, self._early = self._early, None
         for line in early or ():
@@ -404,9 +405,10 @@ class StdioAcpAgentTransport(ClosedOnce, CorkedWrites, AcpTransport):
             self._reading.set()
         else:
             self._reading.clear()
-        reader = self._read_transport
-        if reader is None and isinstance(self._write_transport, asyncio.Transport):
-            reader = self._write_transport  # one socket for both directions
+        reader: asyncio.ReadTransport | None = self._read_transport
+        if reader is None and self._shared_socket:
+            # one socket for both directions: its (duck-typed, e.g. uvloop) transport reads too
+            reader = cast(asyncio.ReadTransport | None, self._write_transport)
         if reader is None or reader.is_closing():
             return
         with contextlib.suppress(RuntimeError, AttributeError, NotImplementedError):

@@ -11,10 +11,14 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVarTuple
 
+import pytest
+
 from rxacp.transport import AgentParameters, StdioAcpAgentTransport, StdioAcpClientTransport
 from rxacp.transport.flow import WriteFlow
 
 from ._support import Recorder
+
+pytestmark = pytest.mark.selector_loop  # a subclass of asyncio.SelectorEventLoop
 
 _Ts = TypeVarTuple("_Ts")
 
@@ -229,6 +233,7 @@ def test_the_agent_stdio_drain_waits_for_a_slow_reader_without_polling() -> None
 
 _LATE_READER = """
 import signal, sys
+
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
 sys.stdout.write('{"ready":1}\\n'); sys.stdout.flush()
 signal.sigwait({signal.SIGUSR1})  # read stdin only when told

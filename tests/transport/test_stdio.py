@@ -319,6 +319,7 @@ async def test_frames_sent_before_start_are_written_once_the_agent_is_spawned() 
     await transport.close()
 
 
+@pytest.mark.selector_loop  # asyncio's own pipe transports
 @async_test
 async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
     # asyncio's default 256 KiB read buffer is mmap-allocated on every read; a bounded read
@@ -356,6 +357,7 @@ async def test_both_stdio_ends_ask_the_os_for_at_most_64_kib_per_read() -> None:
     assert sizes and max(sizes) <= 64 * 1024, sorted(set(sizes))
 
 
+@pytest.mark.selector_loop  # asyncio's own pipe transports
 @async_test
 async def test_agent_stdout_frames_reach_the_receiver_in_the_read_callback_itself() -> None:
     # asyncio's subprocess transport would defer each read to a later loop turn; the client

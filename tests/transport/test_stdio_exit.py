@@ -14,9 +14,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from rxacp.transport import AgentParameters, StdioAcpClientTransport, TransportClosed
 
 from ._support import Recorder
+
+pytestmark = pytest.mark.selector_loop  # a subclass of asyncio.SelectorEventLoop
 
 
 class _ExitSeenFirst(asyncio.SubprocessProtocol):

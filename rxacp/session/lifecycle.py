@@ -92,7 +92,7 @@ class Lifecycle:
                 message = f"transport did not start within {timeout:g} s"
                 raise AcpConnectionException(message) from exc
             except BaseException as exc:
-                raise AcpConnectionException(f"transport failed to start: {exc}") from exc
+                raise AcpConnectionException(f"transport failed to start: {_why(exc)}") from exc
         self._raise_start_error()
 
     async def start_async(self) -> None:
@@ -120,14 +120,14 @@ class Lifecycle:
         if isinstance(error, AcpException):
             raise error
         if error is not None:
-            raise AcpConnectionException(f"transport failed to start: {error}") from error
+            raise AcpConnectionException(f"transport failed to start: {_why(error)}") from error
 
     async def _start(self) -> None:
         try:
             await self._open_transport(self._runner.loop)
         except BaseException as exc:  # reported to every caller waiting and every request
             self._start_error = exc
-            self._settle(AcpConnectionException(f"transport failed to start: {exc}"), True)
+            self._settle(AcpConnectionException(f"transport failed to start: {_why(exc)}"), True)
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -210,3 +210,8 @@ class Lifecycle:
     def _finish_close(self) -> None:
         self._release()
         self._runner.stop()
+
+
+def _why(exc: BaseException) -> str:
+    """An exception's message, or its type's name when it has none (``AssertionError()``)."""
+    return str(exc) or type(exc).__name__

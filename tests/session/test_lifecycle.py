@@ -112,6 +112,14 @@ def test_a_failed_start_is_raised_to_every_caller_and_settles_the_connection_har
     made.life.close(30.0)
 
 
+def test_a_start_failure_without_a_message_is_named_by_its_type() -> None:
+    made = _Parts(fail_start=AssertionError())
+    with pytest.raises(AcpConnectionException, match="transport failed to start: AssertionError"):
+        made.life.start(30.0)
+    assert made.settled == [("transport failed to start: AssertionError", True)]
+    made.life.close(30.0)
+
+
 def test_only_the_first_close_runs_and_it_releases_the_workers_and_the_loop(
     parts: _Parts,
 ) -> None:

@@ -13,6 +13,7 @@ the table).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -42,6 +43,7 @@ PAIRS: dict[str, tuple[str, str]] = {
     "official": ("official", "official"),
     "floor": ("floor", "floor"),
     "ts": ("ts", "ts"),
+    "rxacp-uvloop": ("rxacp-uvloop", "rxacp-uvloop"),
     "rx-client": ("rxacp-rx", "rxacp-async"),
     "rx-agent": ("rxacp-async", "rxacp-rx"),
     "ref-sync": ("rxacp-async", "ref-sync"),
@@ -70,7 +72,8 @@ floor: bare JSON lines both sides; rx-client: Java-style Rx client (consumers re
 reactivex.empty(), handlers reactivex.defer(...)) → tuned async agent; rx-agent: plain async
 client → async agent whose handlers return reactivex.defer(...); ref-sync / ref-async /
 ref-decorators: plain async client → the reference agent (python -m rxacp.testing.reference_agent
---api ...). rt_fs: each prompt makes the agent read a file through the client's handler.
+--api ...); rxacp-uvloop: the tuned async pair, both processes on uvloop (the test extra).
+rt_fs: each prompt makes the agent read a file through the client's handler.
 slow1000: 1,000 concurrent `slow 0.3` turns (rate = turns per wall second)."""
 
 
@@ -127,6 +130,8 @@ def client_cmd(impl: str, kind: str, n: int) -> list[str]:
 def run_one(impl: str, kind: str, n: int) -> dict[str, Any] | None:
     if kind == "cancel_request" and impl == "official":
         return None  # the official SDK does not implement $/cancel_request
+    if impl == "rxacp-uvloop" and importlib.util.find_spec("uvloop") is None:
+        return None  # uvloop is not installed (pip install -e ".[test]")
     proc = subprocess.run(
         client_cmd(impl, kind, n),
         capture_output=True,

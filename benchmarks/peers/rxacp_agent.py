@@ -6,9 +6,9 @@ cooperatively for the cancel and answers ``cancelled``). The sync agent runs its
 worker thread (the SDK holds it when the client is behind); the async agent answers with plain
 values where it can, and streams with an Observable in slices of 256 chunks, yielding to the
 loop between slices and waiting while ``session.outbound_paused`` (the client is behind).
-``rx`` is the async agent written the Java way: every handler returns an Observable
-(``reactivex.defer(...)``, like ``Mono.defer``), to measure what an Observable-returning handler
-costs against a plain value. Not a behaviour test.
+``uvloop`` is the async agent on a uvloop event loop. ``rx`` is the async agent written the
+Java way: every handler returns an Observable (``reactivex.defer(...)``, like ``Mono.defer``),
+to measure what an Observable-returning handler costs against a plain value. Not a behaviour test.
 """
 
 from __future__ import annotations
@@ -125,6 +125,13 @@ def _stream(ctx: PromptContext, count: int) -> reactivex.Observable[Any]:
 def main() -> None:
     """Serve stdin/stdout with the API named by the first argument."""
     api = sys.argv[1] if len(sys.argv) > 1 else "sync"
+    if api == "uvloop":  # the async agent, its loop made by uvloop's policy
+        import asyncio
+
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+        api = "async"
     transport = StdioAcpAgentTransport()
     counter = [0]
 

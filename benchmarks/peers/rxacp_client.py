@@ -1,7 +1,8 @@
 """Benchmark client written with rxacp: ``python rxacp_client.py API BENCH N AGENT_CMD_JSON``.
 
 API is ``sync`` (``AcpClient.sync``, blocking calls; fan-out uses 50 threads), ``async``
-(``AcpClient.async_`` awaited from asyncio; fan-out uses ``asyncio.gather``) or ``rx``: the async
+(``AcpClient.async_`` awaited from asyncio; fan-out uses ``asyncio.gather``), ``uvloop`` (the
+async client on a uvloop event loop) or ``rx``: the async
 client written the Java way, the way a team migrating from the Java SDK writes it — the update
 consumer returns ``reactivex.empty()`` (``Mono.empty()``) and the ``fs/read_text_file`` handler
 returns ``reactivex.defer(...)`` of the answer, where ``async`` returns ``None`` and the plain
@@ -186,6 +187,10 @@ def main() -> None:
     api, bench, n, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
     if api == "sync":
         emit(run_sync(bench, n, cmd))
+    elif api == "uvloop":  # the async client on a uvloop event loop
+        import uvloop
+
+        emit(uvloop.run(run_async(bench, n, cmd)))
     else:
         emit(asyncio.run(run_async(bench, n, cmd, rx=api == "rx")))
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 import uvloop
 
@@ -29,10 +31,10 @@ _ON_UVLOOP = (
 """The reference agent with uvloop as its process's event loop policy (its own loop thread)."""
 
 
-def _on_uvloop(main: asyncio.Future[None] | object) -> None:
+def _on_uvloop(main: Coroutine[Any, Any, None]) -> None:
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         assert isinstance(runner.get_loop(), uvloop.Loop)
-        runner.run(main)  # type: ignore[arg-type]
+        runner.run(main)
 
 
 def test_the_stdio_client_transport_spawns_and_round_trips_frames_on_a_uvloop_loop() -> None:
@@ -83,3 +85,23 @@ def test_an_async_client_on_uvloop_talks_to_the_reference_agent_on_uvloop() -> N
             assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
 
     _on_uvloop(main())
+
+
+def test_a_blocking_client_runs_its_own_loop_on_uvloop_when_that_is_the_policy() -> None:
+    """The loop rxacp starts on its own thread comes from ``asyncio.new_event_loop()``, so an
+    installed policy (uvloop's, as servers install it) applies to it."""
+    params = AgentParameters(
+        sys.executable, ["-c", _ON_UVLOOP, "--api", "sync"], env=agent_env(), cwd=ROOT
+    )
+    before = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    try:
+        builder = AcpClient.sync(StdioAcpClientTransport(params)).request_timeout(60)
+        with builder.build() as client:
+            client.initialize()
+            assert isinstance(client.session.loop, uvloop.Loop)
+            sid = client.new_session(NewSessionRequest(cwd=ROOT, mcp_servers=[])).session_id
+            answer = client.prompt(PromptRequest.text(sid, "echo on uvloop"))
+            assert answer.stop_reason == "end_turn"
+    finally:
+        asyncio.set_event_loop_policy(before)

@@ -273,6 +273,12 @@ def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpCon
     return AcpConnectionException(reason, **kwargs)
 
 
+def exception_text(exc: BaseException) -> str:
+    """An exception's message for a local error text, or its type's name when it has none
+    (``str(AssertionError())`` is empty). Not for the wire: see :func:`exception_to_error`."""
+    return str(exc) or type(exc).__name__
+
+
 def exception_to_error(exc: BaseException, method: str | None = None) -> dict[str, Any]:
     """Map any exception raised by a handler to a JSON-RPC error object.
 

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from ..errors import AcpConnectionException, AcpException
+from ..errors import AcpConnectionException, AcpException, exception_text
 from ..transport.base import AcpTransport
 from .loop import LoopRunner
 from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
@@ -92,7 +92,9 @@ class Lifecycle:
                 message = f"transport did not start within {timeout:g} s"
                 raise AcpConnectionException(message) from exc
             except BaseException as exc:
-                raise AcpConnectionException(f"transport failed to start: {_why(exc)}") from exc
+                raise AcpConnectionException(
+                    f"transport failed to start: {exception_text(exc)}"
+                ) from exc
         self._raise_start_error()
 
     async def start_async(self) -> None:
@@ -120,14 +122,18 @@ class Lifecycle:
         if isinstance(error, AcpException):
             raise error
         if error is not None:
-            raise AcpConnectionException(f"transport failed to start: {_why(error)}") from error
+            raise AcpConnectionException(
+                f"transport failed to start: {exception_text(error)}"
+            ) from error
 
     async def _start(self) -> None:
         try:
             await self._open_transport(self._runner.loop)
         except BaseException as exc:  # reported to every caller waiting and every request
             self._start_error = exc
-            self._settle(AcpConnectionException(f"transport failed to start: {_why(exc)}"), True)
+            self._settle(
+                AcpConnectionException(f"transport failed to start: {exception_text(exc)}"), True
+            )
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -210,8 +216,3 @@ class Lifecycle:
     def _finish_close(self) -> None:
         self._release()
         self._runner.stop()
-
-
-def _why(exc: BaseException) -> str:
-    """An exception's message, or its type's name when it has none (``AssertionError()``)."""
-    return str(exc) or type(exc).__name__

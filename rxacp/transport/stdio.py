@@ -22,7 +22,7 @@ import os
 import signal
 from typing import cast
 
-from rxacp.errors import AcpConnectionException
+from rxacp.errors import AcpConnectionException, exception_text
 from rxacp.transport._reaping import ProcessGroup, wait_done
 from rxacp.transport._stderr import StderrCollector
 from rxacp.transport.agent_parameters import AgentParameters, AgentParametersBuilder
@@ -199,9 +199,8 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
             # wait for it when closed): end it as close() does, then report why
             await self._abort_start()
             if isinstance(exc, Exception) and not isinstance(exc, AcpConnectionException):
-                what = str(exc) or type(exc).__name__
                 raise AcpConnectionException(
-                    f"cannot connect to agent {p.command!r}: {what}"
+                    f"cannot connect to agent {p.command!r}: {exception_text(exc)}"
                 ) from exc
             raise
         _log.debug("started agent %r pid=%s", p.command, self._pid)

@@ -2,8 +2,8 @@
 
 API is ``sync`` (``AcpClient.sync``, blocking calls; fan-out uses 50 threads), ``async``
 (``AcpClient.async_`` awaited from asyncio; fan-out uses ``asyncio.gather``), ``uvloop`` (the
-async client on a uvloop event loop) or ``rx``: the async
-client written the Java way, the way a team migrating from the Java SDK writes it — the update
+async client on a uvloop event loop) or ``rx``: the async client written the Java way, the way
+a team migrating from the Java SDK writes it — the update
 consumer returns ``reactivex.empty()`` (``Mono.empty()``) and the ``fs/read_text_file`` handler
 returns ``reactivex.defer(...)`` of the answer, where ``async`` returns ``None`` and the plain
 response. BENCH: ``rt``, ``stream``, ``fanout``, ``idle``, ``rt_fs`` (``rt`` where each prompt

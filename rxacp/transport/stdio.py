@@ -235,13 +235,11 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
             stdin.write(line)
 
     async def _abort_start(self) -> None:
-        """End the agent whose start failed after it was spawned (bounded like :meth:`close`)."""
-        self._closing = self._closed_reported = True  # the caller reports the failure: no on_closed
-        self._uncork_all()
-        if self._close_task is None:
-            self._close_task = asyncio.get_running_loop().create_task(self._close())
+        """End the agent whose start failed after it was spawned: :meth:`close`, without the
+        ``on_closed`` report (the failed start itself reports it)."""
+        self._closed_reported = True
         with contextlib.suppress(Exception):
-            await asyncio.shield(self._close_task)
+            await self.close()
 
     def send(self, frame: Frame) -> None:
         """Write ``frame`` + newline to the agent's stdin (buffered by asyncio, never blocks)."""

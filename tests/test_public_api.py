@@ -23,6 +23,7 @@ EXPECTED: dict[str, set[str]] = {
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
         "LocalTerminals",
+        "Compaction", "Message", "SessionState", "Thought", "ToolCallState",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",

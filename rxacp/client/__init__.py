@@ -27,6 +27,7 @@ from .builder import (
 )
 from .cancellation import CancellationSignal, RequestCancellation
 from .fs import WorkspaceFileSystem
+from .read_model import Compaction, Message, SessionState, Thought, ToolCallState
 from .sync_client import AcpSyncClient
 from .terminals import LocalTerminals
 
@@ -40,9 +41,14 @@ __all__ = [
     "AcpSyncClientBuilder",
     "AsyncHandler",
     "CancellationSignal",
+    "Compaction",
     "LocalTerminals",
+    "Message",
     "RequestCancellation",
     "RequestLike",
+    "SessionState",
     "SyncHandler",
+    "Thought",
+    "ToolCallState",
     "WorkspaceFileSystem",
 ]

@@ -24,6 +24,7 @@ EXPECTED: dict[str, set[str]] = {
         "WorkspaceFileSystem",
         "LocalTerminals",
         "Compaction", "Message", "SessionState", "Thought", "ToolCallState",
+        "fold_session_state",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",

@@ -28,6 +28,7 @@ from .builder import (
 from .cancellation import CancellationSignal, RequestCancellation
 from .fs import WorkspaceFileSystem
 from .read_model import Compaction, Message, SessionState, Thought, ToolCallState
+from .session_states import fold_session_state
 from .sync_client import AcpSyncClient
 from .terminals import LocalTerminals
 
@@ -51,4 +52,5 @@ __all__ = [
     "Thought",
     "ToolCallState",
     "WorkspaceFileSystem",
+    "fold_session_state",
 ]

@@ -31,6 +31,7 @@ from ..session.adapters import check_ext_method, check_raw_method
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
+from .session_states import SessionStates
 
 __all__ = ["ClientBuilderBase", "install_handlers"]
 
@@ -183,6 +184,14 @@ class ClientBuilderBase(Generic[_Client]):
         self._handlers.update_consumers.append(consumer)
         return self
 
+    def track_session_states(self, enabled: bool = True) -> Self:
+        """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
+        from its updates as they arrive (on by default; ``session_state(sid)`` reads it).
+        ``False`` saves the fold (about 2-3 us per update, see ``docs/read-model.md``) and the
+        memory of every session's transcript; updates are then parsed only for consumers."""
+        self._handlers.session_states = SessionStates() if enabled else None
+        return self
+
     def elicitation_complete_consumer(self, consumer: ElicitationCompleteConsumer) -> Self:
         """Receive ``elicitation/complete`` notifications (same rules as update consumers)."""
         _callable(consumer, "elicitation_complete_consumer")
@@ -273,4 +282,5 @@ class ClientBuilderBase(Generic[_Client]):
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,
+            session_states=self._handlers.session_states,
         )

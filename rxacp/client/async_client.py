@@ -55,6 +55,8 @@ from ._calls import (
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
 from .handlers import PermissionTracker
+from .read_model import SessionState
+from .session_states import SessionStates
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
 
@@ -92,6 +94,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
+        session_states: SessionStates | None = None,
     ) -> None:
         self._session = session
         self._updates = update_stream if update_stream is not None else UpdateStream()
@@ -104,6 +107,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
         self._settling = SettlingTurns(session, self.cancel)
+        self._states = session_states
 
     # ------------------------------------------------------------------ state
     @property
@@ -152,9 +156,16 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
         # one Observable: the gate runs at each subscription, before anything is sent
-        return self._session.send_request(
+        source = self._session.send_request(
             method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
         )
+        hook = self._states.answer_hook(method) if self._states is not None else None
+        if hook is None:
+            return source
+        answered: AcpObservable[Any] = source.pipe(
+            ops.do_action(on_next=lambda result: hook(params, result))
+        )
+        return answered
 
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities
@@ -315,6 +326,34 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         thread through RxPY's own unbounded queue.
         """
         return self._updates.observable(session_id)
+
+    def session_state(self, session_id: str) -> AcpObservable[SessionState]:
+        """A **hot** Observable of the session's read model: its latest
+        :class:`~rxacp.client.SessionState` at subscription, then a new snapshot after every
+        ``session/update`` of the session (and after this client's ``session/new``/``load``/
+        ``resume``/``set_mode``/``set_config_option`` answers for it); completes when the
+        connection ends or this client closed or deleted the session::
+
+            updates(sid)        ──n1─────n2─────n3──|
+            session_state(sid)  S0─S1────S2─────S3──|
+            subscribed later           S1─S2─────S3──|   (replays the latest first)
+
+        ``client.session_state(sid).subscribe(render)`` is a UI. Updates are folded as they
+        arrive, watched or not, so those the agent sends before its ``session/new`` answer
+        (e.g. ``available_commands_update``) are in the first snapshot. Emitted on the
+        connection's loop (or on the subscribing thread for the replay); do not block there.
+        Turned off with the builder's ``track_session_states(False)`` (then this raises
+        ``RuntimeError``).
+        """
+        return self._require_states().observable(str(session_id))
+
+    def _require_states(self) -> SessionStates:
+        if self._states is None:
+            raise RuntimeError(
+                "this client was built with track_session_states(False): it keeps no read "
+                "model (fold updates(session_id) with fold_session_state() instead)"
+            )
+        return self._states
 
     def _prompt(
         self,

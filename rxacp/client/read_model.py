@@ -66,6 +66,7 @@ from ..schema import (
     PlanEntry,
     SessionConfigOption,
     SessionInfoUpdate,
+    SessionMode,
     SessionNotification,
     TextContent,
     ToolCall,
@@ -327,6 +328,7 @@ _FIELDS = (
     "_tool_calls",
     "_plan",
     "_mode",
+    "_modes",
     "_config_options",
     "_commands",
     "_usage",
@@ -364,6 +366,7 @@ class SessionState:
     _tool_calls: Mapping[str, ToolCallState]
     _plan: tuple[PlanEntry, ...]
     _mode: str | None
+    _modes: tuple[SessionMode, ...]
     _config_options: tuple[SessionConfigOption, ...]
     _commands: tuple[AvailableCommand, ...]
     _usage: UsageUpdate | None
@@ -384,6 +387,7 @@ class SessionState:
         self._tool_calls = _EMPTY_MAP
         self._plan = ()
         self._mode = None
+        self._modes = ()
         self._config_options = ()
         self._commands = ()
         self._usage = None
@@ -426,12 +430,19 @@ class SessionState:
 
     @property
     def mode(self) -> str | None:
-        """The current mode id (``current_mode_update``), ``None`` until reported."""
+        """The current mode id (``current_mode_update``, the session setup answer, or this
+        client's successful ``session/set_mode``), ``None`` until known."""
         return self._mode
 
     @property
+    def modes(self) -> tuple[SessionMode, ...]:
+        """The modes the agent offers (from its ``session/new``/``load``/``resume`` answer)."""
+        return self._modes
+
+    @property
     def config_options(self) -> tuple[SessionConfigOption, ...]:
-        """The latest full set of session configuration options."""
+        """The latest full set of session configuration options (``config_option_update``,
+        the session setup answer, or a ``session/set_config_option`` answer)."""
         return self._config_options
 
     @property
@@ -515,6 +526,27 @@ class SessionState:
         nxt._count = self._count + 1
         return nxt
 
+    def with_setup(self, response: Any) -> SessionState:
+        """The state after an agent's answer that carries the session's ``modes`` and
+        ``configOptions`` (``session/new``, ``session/load``, ``session/resume``,
+        ``session/set_config_option``); fields the answer omits are unchanged."""
+        nxt = self._copy()
+        modes = getattr(response, "modes", None)
+        if modes is not None:
+            nxt._mode = modes.current_mode_id
+            nxt._modes = tuple(modes.available_modes)
+        options = getattr(response, "config_options", None)
+        if options is not None:
+            nxt._config_options = tuple(options)
+        return nxt
+
+    def with_mode(self, mode_id: str) -> SessionState:
+        """The state with ``mode_id`` as the current mode (a ``session/set_mode`` that
+        succeeded: the agent need not send ``current_mode_update`` for it)."""
+        nxt = self._copy()
+        nxt._mode = mode_id
+        return nxt
+
     def _copy(self) -> SessionState:
         new = _new_state(SessionState)
         new._session_id = self._session_id
@@ -523,6 +555,7 @@ class SessionState:
         new._tool_calls = self._tool_calls
         new._plan = self._plan
         new._mode = self._mode
+        new._modes = self._modes
         new._config_options = self._config_options
         new._commands = self._commands
         new._usage = self._usage
@@ -534,6 +567,7 @@ class SessionState:
         new._last = self._last
         new._last_at = self._last_at
         new._ids = self._ids
+        new._count = self._count
         return new
 
     # ------------------------------------------------------------------ value semantics
@@ -545,6 +579,7 @@ class SessionState:
             dict(self._tool_calls),
             self._plan,
             self._mode,
+            self._modes,
             self._config_options,
             self._commands,
             self._usage,

@@ -31,9 +31,12 @@ anything else                   kept, in order, in :attr:`~SessionState.unknown`
 
 Message chunks are joined into messages: a chunk with a ``messageId`` goes to the message of
 that id (its role's), a new id starts a new message; a chunk without one continues the latest
-message of its kind when it is *contiguous* — no other message or thought chunk, ``tool_call`` or
-``tool_call_update`` came in between — and starts a new message otherwise (the spec: "a changed
-``messageId`` indicates a new message"; without ids, only a change of kind shows a boundary).
+message of its kind when it is *contiguous* — no other message or thought chunk, ``tool_call``,
+``tool_call_update`` or end of a prompt turn (:meth:`SessionState.with_turn_end`) came in
+between — and starts a new message otherwise (the spec: "a changed ``messageId`` indicates a new
+message"; without ids, only a change of kind shows a boundary). The user's prompt is not a
+``session/update``: it is in :attr:`~SessionState.messages` only if the agent echoes it (as
+``user_message_chunk`` updates, e.g. when ``session/load`` replays a session).
 
 Cost: appending a text chunk is O(1) (the chunk's text goes to an append-only buffer shared by
 successive snapshots; a snapshot sees its own prefix); a message's :attr:`Message.text` is joined
@@ -545,6 +548,15 @@ class SessionState:
         succeeded: the agent need not send ``current_mode_update`` for it)."""
         nxt = self._copy()
         nxt._mode = mode_id
+        return nxt
+
+    def with_turn_end(self) -> SessionState:
+        """The state at the end of a prompt turn: the next chunk without a ``messageId``
+        starts a new message (the next turn's answer is not glued to this one's). Nothing
+        visible changes. The client applies it on each ``session/prompt`` answer, and
+        :func:`~rxacp.client.fold_session_state` on a ``prompt_turn()``'s ``PromptResponse``."""
+        nxt = self._copy()
+        nxt._last = None
         return nxt
 
     def _copy(self) -> SessionState:

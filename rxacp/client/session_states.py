@@ -76,7 +76,8 @@ class SessionStates:
         """What an answer to ``method`` (``(params, result)``) does to the read model, or
         ``None`` for the methods that change nothing: the session setup answers seed the
         session's modes and config options, ``set_mode``/``set_config_option`` record the
-        change, ``close``/``delete`` drop the session's state."""
+        change, a ``prompt`` answer ends the turn's chunk run, ``close``/``delete`` drop the
+        session's state."""
         name = _ANSWERS.get(method)
         hook: Callable[[Any, Any], None] | None = None if name is None else getattr(self, name)
         return hook
@@ -98,6 +99,13 @@ class SessionStates:
 
     def _on_set_mode(self, params: Any, result: Any) -> None:
         self._change(str(params.session_id), lambda s: s.with_mode(str(params.mode_id)))
+
+    def _on_turn_end(self, params: Any, result: Any) -> None:
+        # nothing visible changes: the state is replaced without an emission
+        with self._lock:
+            entry = self._entries.get(str(params.session_id))
+            if entry is not None:
+                entry.state = entry.state.with_turn_end()
 
     def _on_end(self, params: Any, result: Any) -> None:
         self.forget(str(params.session_id))
@@ -164,6 +172,7 @@ _ANSWERS: dict[str, str] = {
     m.SESSION_RESUME: "_on_setup",
     m.SESSION_SET_CONFIG_OPTION: "_on_setup",
     m.SESSION_SET_MODE: "_on_set_mode",
+    m.SESSION_PROMPT: "_on_turn_end",
     m.SESSION_CLOSE: "_on_end",
     m.SESSION_DELETE: "_on_end",
 }
@@ -189,10 +198,11 @@ def fold_session_state(
 ) -> Callable[[reactivex.Observable[Any]], AcpObservable[SessionState]]:
     """An operator folding a stream of ``session/update``\\ s into :class:`SessionState`
     snapshots: ``updates(sid)`` (``SessionNotification``\\ s), ``prompt_turn()`` (bare
-    ``SessionUpdate`` models; its ``PromptResponse`` is skipped) or recorded fixtures. One
-    snapshot per update, starting from ``initial`` (default ``SessionState()``)::
+    ``SessionUpdate`` models; its ``PromptResponse`` emits nothing but ends the turn, see
+    :meth:`SessionState.with_turn_end`) or recorded fixtures. One snapshot per update,
+    starting from ``initial`` (default ``SessionState()``)::
 
-        source                     ──u1──u2──R──|     (R: PromptResponse, skipped)
+        source                     ──u1──u2──R──|     (R: PromptResponse, ends the turn)
         fold_session_state()       ──S1──S2─────|     (S1 = initial.apply(u1), ...)
 
     Anything else in the stream errors with the ``TypeError``/``ValueError`` of
@@ -209,7 +219,10 @@ def fold_session_state(
             subscription: list[abc.DisposableBase] = []
 
             def on_next(item: Any) -> None:
-                if done[0] or isinstance(item, PromptResponse):
+                if done[0]:
+                    return
+                if isinstance(item, PromptResponse):
+                    current[0] = current[0].with_turn_end()  # no emission: nothing visible
                     return
                 try:
                     state = current[0].apply(item)

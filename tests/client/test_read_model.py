@@ -352,3 +352,11 @@ def test_any_sequence_of_schema_valid_updates_folds_without_error(updates: list[
     assert sum(len(t.text) for t in state.thoughts) == text_of(("agent_thought_chunk",))
     # the fold is deterministic: the same updates give an equal state
     assert fold(*notes) == state
+
+
+def test_the_end_of_a_turn_splits_id_less_messages_and_changes_nothing_visible() -> None:
+    state = fold(chunk("first"))
+    ended = state.with_turn_end()
+    assert ended == state
+    assert [m.text for m in fold(chunk("second"), state=ended).messages] == ["first", "second"]
+    assert [m.text for m in fold(chunk("second"), state=state).messages] == ["firstsecond"]

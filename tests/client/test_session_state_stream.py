@@ -71,7 +71,6 @@ def test_session_state_emits_a_snapshot_per_update_and_replays_the_latest_to_lat
     late = States()
     client.session_state(SID).subscribe(late.on_next)
     assert late.values == [early.values[-1]]  # the latest first, nothing older
-    assert late.values[0] is early.values[-1]
 
 
 def test_a_session_is_followed_from_its_first_update_without_any_subscriber(rig: Rig) -> None:
@@ -260,3 +259,12 @@ def test_a_consumer_reads_a_state_that_already_holds_its_update(rig: Rig) -> Non
     client.prompt(PromptRequest.text(SID, "stream 3"))
     assert len(counts) == 3
     assert [n for n, seen in counts if seen < n] == []  # never behind the consumer
+
+
+def test_two_prompt_turns_give_two_agent_messages(rig: Rig) -> None:
+    client = rig.sync_builder().build()
+    rig.on_close(client.close)
+    client.initialize()
+    client.prompt(PromptRequest.text(SID, "echo one"))
+    client.prompt(PromptRequest.text(SID, "echo two"))
+    assert _texts(client.session_state(SID)) == ["one", "two"]

@@ -28,6 +28,7 @@ from ..schema import (
 from ..schema import methods as m
 from ..session import AcpSession
 from ..session.adapters import check_ext_method, check_raw_method
+from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
@@ -117,6 +118,8 @@ class ClientBuilderBase(Generic[_Client]):
         self._scheduler: abc.SchedulerBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor: concurrent.futures.Executor | None = None
+        self._tracing: bool | None = None
+        self._tracer_provider: Any = None
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -182,6 +185,16 @@ class ClientBuilderBase(Generic[_Client]):
         """
         _callable(consumer, "session_update_consumer")
         self._handlers.update_consumers.append(consumer)
+        return self
+
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``).
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the client is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._tracing = bool(enabled)
+        self._tracer_provider = tracer_provider
         return self
 
     def track_session_states(self, enabled: bool = True) -> Self:
@@ -268,6 +281,7 @@ class ClientBuilderBase(Generic[_Client]):
             loop=self._loop,
             executor=self._executor,
         )
+        install_tracing(session, "client", self._tracing, self._tracer_provider)
         permissions = PermissionTracker()
         install(session, self._handlers, permissions)
         capabilities = self._client_capabilities

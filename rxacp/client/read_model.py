@@ -87,34 +87,47 @@ Role = Literal["user", "agent"]
 _EMPTY_MAP: Mapping[Any, Any] = MappingProxyType({})
 
 
-class _Text:
-    """The text and content of a streamed message: an append-only part buffer shared by
-    successive snapshots, each seeing its first ``n`` parts (``str`` for text, else the block).
+class _Chunked:
+    """Base of :class:`Message` and :class:`Thought`: chunks joined, with an optional id.
 
-    Appending on the newest snapshot is O(1); appending on an older one (a branch) copies
-    its prefix first. Exactly one appender wins index ``n`` (``list.append`` is atomic), so
-    two threads appending to the same snapshot never see each other's part.
+    The parts (``str`` for plain text, else the content block) live in an append-only list
+    shared by successive snapshots, each seeing its first ``_n``: appending on the newest
+    snapshot is O(1); appending on an older one (a branch) copies its prefix first. Exactly one
+    appender wins index ``_n`` (``list.append`` is atomic), so two threads appending to the same
+    snapshot never see each other's part. The text is joined on first read and cached.
     """
 
-    __slots__ = ("_joined", "_n", "_parts")
+    __slots__ = ("_joined", "_message_id", "_n", "_parts")
 
-    def __init__(self, parts: list[str | ContentBlock], n: int) -> None:
-        self._parts = parts
-        self._n = n
-        self._joined: str | None = None
+    _parts: list[str | ContentBlock]
+    _n: int
+    _joined: str | None
+    _message_id: str | None
 
-    def appended(self, part: str | ContentBlock) -> _Text:
+    def _init(self, text: str, message_id: str | None) -> None:
+        self._message_id = message_id
+        self._parts = [text] if text else []
+        self._n = len(self._parts)
+        self._joined = None
+
+    def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int]:
         parts, n = self._parts, self._n
         if len(parts) == n:
             parts.append(part)
             if parts[n] is part:
-                return _Text(parts, n + 1)
+                return parts, n + 1
         fresh = parts[:n]
         fresh.append(part)
-        return _Text(fresh, n + 1)
+        return fresh, n + 1
+
+    @property
+    def message_id(self) -> str | None:
+        """The agent's ``messageId`` of the chunks (``None`` when it sent none)."""
+        return self._message_id
 
     @property
     def text(self) -> str:
+        """The text of every text chunk, joined (other blocks are only in :attr:`content`)."""
         joined = self._joined
         if joined is None:
             joined = self._joined = "".join(
@@ -126,6 +139,8 @@ class _Text:
 
     @property
     def content(self) -> tuple[ContentBlock, ...]:
+        """Every chunk's content block in order, adjacent text chunks merged into one
+        ``TextContent`` (text chunks' own ``annotations``/``_meta`` are kept as their blocks)."""
         blocks: list[ContentBlock] = []
         run: list[str] = []
         for part in self._parts[: self._n]:
@@ -153,31 +168,6 @@ def _part(block: ContentBlock) -> str | ContentBlock:
     return block
 
 
-class _Chunked:
-    """Base of :class:`Message` and :class:`Thought`: joined chunks with an optional id."""
-
-    __slots__ = ("_body", "_message_id")
-
-    _body: _Text
-    _message_id: str | None
-
-    @property
-    def message_id(self) -> str | None:
-        """The agent's ``messageId`` of the chunks (``None`` when it sent none)."""
-        return self._message_id
-
-    @property
-    def text(self) -> str:
-        """The text of every text chunk, joined (other blocks are only in :attr:`content`)."""
-        return self._body.text
-
-    @property
-    def content(self) -> tuple[ContentBlock, ...]:
-        """Every chunk's content block in order, adjacent text chunks merged into one
-        ``TextContent`` (text chunks' own ``annotations``/``_meta`` are kept as their blocks)."""
-        return self._body.content
-
-
 class Message(_Chunked):
     """One user or agent message, joined from its ``*_message_chunk`` updates (immutable)."""
 
@@ -185,19 +175,25 @@ class Message(_Chunked):
 
     def __init__(self, role: Role, text: str = "", message_id: str | None = None) -> None:
         self._role = role
-        self._message_id = message_id
-        self._body = _Text([text] if text else [], 1 if text else 0)
+        self._init(text, message_id)
 
     @classmethod
-    def _of(cls, role: Role, message_id: str | None, body: _Text) -> Message:
-        message = cls.__new__(cls)
+    def _first(cls, role: Role, message_id: str | None, part: str | ContentBlock) -> Message:
+        message = _new_item(cls)
         message._role = role
         message._message_id = message_id
-        message._body = body
+        message._parts = [part]
+        message._n = 1
+        message._joined = None
         return message
 
     def _appended(self, part: str | ContentBlock) -> Message:
-        return Message._of(self._role, self._message_id, self._body.appended(part))
+        message = _new_item(Message)
+        message._role = self._role
+        message._message_id = self._message_id
+        message._parts, message._n = self._grown(part)
+        message._joined = None
+        return message
 
     @property
     def role(self) -> Role:
@@ -225,18 +221,23 @@ class Thought(_Chunked):
     __slots__ = ()
 
     def __init__(self, text: str = "", message_id: str | None = None) -> None:
-        self._message_id = message_id
-        self._body = _Text([text] if text else [], 1 if text else 0)
+        self._init(text, message_id)
 
     @classmethod
-    def _of(cls, message_id: str | None, body: _Text) -> Thought:
-        thought = cls.__new__(cls)
+    def _first(cls, message_id: str | None, part: str | ContentBlock) -> Thought:
+        thought = _new_item(cls)
         thought._message_id = message_id
-        thought._body = body
+        thought._parts = [part]
+        thought._n = 1
+        thought._joined = None
         return thought
 
     def _appended(self, part: str | ContentBlock) -> Thought:
-        return Thought._of(self._message_id, self._body.appended(part))
+        thought = _new_item(Thought)
+        thought._message_id = self._message_id
+        thought._parts, thought._n = self._grown(part)
+        thought._joined = None
+        return thought
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Thought):
@@ -247,6 +248,9 @@ class Thought(_Chunked):
 
     def __repr__(self) -> str:
         return f"Thought(text={self.text!r}, message_id={self._message_id!r})"
+
+
+_new_item = object.__new__
 
 
 class ToolCallState(NamedTuple):
@@ -313,38 +317,89 @@ class Compaction(NamedTuple):
         return "".join(b.text for b in self.summary if isinstance(b, TextContent))
 
 
-_SPLITS = frozenset(
-    {
-        "user_message_chunk",
-        "agent_message_chunk",
-        "agent_thought_chunk",
-        "tool_call",
-        "tool_call_update",
-    }
-)
-"""Updates that end a run of id-less chunks (see the module docstring)."""
-
 _FIELDS = (
     "_session_id",
     "_messages",
     "_thoughts",
-    "_tool_calls",
-    "_plan",
-    "_mode",
-    "_modes",
-    "_config_options",
-    "_commands",
-    "_usage",
-    "_title",
-    "_updated_at",
-    "_notices",
-    "_compactions",
-    "_unknown",
+    "_rest",
     "_last",
     "_last_at",
     "_ids",
     "_count",
 )
+
+
+class _Rest:
+    """The fields a streamed chunk does not change, kept apart so that a chunk's snapshot
+    copies eight references instead of twenty (copied on write: :func:`_edit`)."""
+
+    __slots__ = (
+        "commands",
+        "compactions",
+        "config_options",
+        "mode",
+        "modes",
+        "notices",
+        "plan",
+        "title",
+        "tool_calls",
+        "unknown",
+        "updated_at",
+        "usage",
+    )
+
+    tool_calls: Mapping[str, ToolCallState]
+    plan: tuple[PlanEntry, ...]
+    mode: str | None
+    modes: tuple[SessionMode, ...]
+    config_options: tuple[SessionConfigOption, ...]
+    commands: tuple[AvailableCommand, ...]
+    usage: UsageUpdate | None
+    title: str | None
+    updated_at: str | None
+    notices: tuple[Notice, ...]
+    compactions: Mapping[str, Compaction]
+    unknown: tuple[Any, ...]
+
+    def __init__(self) -> None:
+        self.tool_calls = _EMPTY_MAP
+        self.plan = ()
+        self.mode = None
+        self.modes = ()
+        self.config_options = ()
+        self.commands = ()
+        self.usage = None
+        self.title = None
+        self.updated_at = None
+        self.notices = ()
+        self.compactions = _EMPTY_MAP
+        self.unknown = ()
+
+    def copy(self) -> _Rest:
+        new = _new_rest(_Rest)
+        new.tool_calls = self.tool_calls
+        new.plan = self.plan
+        new.mode = self.mode
+        new.modes = self.modes
+        new.config_options = self.config_options
+        new.commands = self.commands
+        new.usage = self.usage
+        new.title = self.title
+        new.updated_at = self.updated_at
+        new.notices = self.notices
+        new.compactions = self.compactions
+        new.unknown = self.unknown
+        return new
+
+
+_new_rest = object.__new__
+_EMPTY_REST = _Rest()
+
+
+def _edit(state: SessionState) -> _Rest:
+    """``state``'s own copy of its rest fields, to change (``state`` is a fresh snapshot)."""
+    rest = state._rest = state._rest.copy()
+    return rest
 
 
 class SessionState:
@@ -366,18 +421,7 @@ class SessionState:
     _session_id: str | None
     _messages: tuple[Message, ...]
     _thoughts: tuple[Thought, ...]
-    _tool_calls: Mapping[str, ToolCallState]
-    _plan: tuple[PlanEntry, ...]
-    _mode: str | None
-    _modes: tuple[SessionMode, ...]
-    _config_options: tuple[SessionConfigOption, ...]
-    _commands: tuple[AvailableCommand, ...]
-    _usage: UsageUpdate | None
-    _title: str | None
-    _updated_at: str | None
-    _notices: tuple[Notice, ...]
-    _compactions: Mapping[str, Compaction]
-    _unknown: tuple[Any, ...]
+    _rest: _Rest
     _last: str | None
     _last_at: int
     _ids: Mapping[tuple[str, str], int]
@@ -387,19 +431,8 @@ class SessionState:
         self._session_id = session_id
         self._messages = ()
         self._thoughts = ()
-        self._tool_calls = _EMPTY_MAP
-        self._plan = ()
-        self._mode = None
-        self._modes = ()
-        self._config_options = ()
-        self._commands = ()
-        self._usage = None
-        self._title = None
-        self._updated_at = None
-        self._notices = ()
-        self._compactions = _EMPTY_MAP
-        self._unknown = ()
-        self._last = None  # the kind of the latest update that ends a chunk run (_SPLITS)
+        self._rest = _EMPTY_REST
+        self._last = None  # the kind of the latest chunk or tool call (ends a chunk run)
         self._last_at = -1  # the index of the message or thought the latest chunk went to
         self._ids = _EMPTY_MAP  # (list, messageId) -> index in messages / thoughts
         self._count = 0
@@ -424,65 +457,65 @@ class SessionState:
     @property
     def tool_calls(self) -> Mapping[str, ToolCallState]:
         """Tool calls by id (read-only mapping, in first-seen order), each merged."""
-        return self._tool_calls
+        return self._rest.tool_calls
 
     @property
     def plan(self) -> tuple[PlanEntry, ...]:
         """The latest plan's entries (``content``, ``priority``, ``status``)."""
-        return self._plan
+        return self._rest.plan
 
     @property
     def mode(self) -> str | None:
         """The current mode id (``current_mode_update``, the session setup answer, or this
         client's successful ``session/set_mode``), ``None`` until known."""
-        return self._mode
+        return self._rest.mode
 
     @property
     def modes(self) -> tuple[SessionMode, ...]:
         """The modes the agent offers (from its ``session/new``/``load``/``resume`` answer)."""
-        return self._modes
+        return self._rest.modes
 
     @property
     def config_options(self) -> tuple[SessionConfigOption, ...]:
         """The latest full set of session configuration options (``config_option_update``,
         the session setup answer, or a ``session/set_config_option`` answer)."""
-        return self._config_options
+        return self._rest.config_options
 
     @property
     def commands(self) -> tuple[AvailableCommand, ...]:
         """The latest available (slash) commands."""
-        return self._commands
+        return self._rest.commands
 
     @property
     def usage(self) -> UsageUpdate | None:
         """The latest context usage (``used``, ``size``, ``cost``), ``None`` until reported."""
-        return self._usage
+        return self._rest.usage
 
     @property
     def title(self) -> str | None:
         """The session title (``session_info_update``)."""
-        return self._title
+        return self._rest.title
 
     @property
     def updated_at(self) -> str | None:
         """The session's last-activity timestamp (``session_info_update``), ISO 8601."""
-        return self._updated_at
+        return self._rest.updated_at
 
     @property
     def notices(self) -> tuple[Notice, ...]:
         """Notices for the user (``severity``, ``title``, ``description``), in arrival order."""
-        return self._notices
+        return self._rest.notices
 
     @property
     def compactions(self) -> Mapping[str, Compaction]:
         """Context compactions by id (read-only mapping, in first-seen order)."""
-        return self._compactions
+        return self._rest.compactions
 
     @property
     def unknown(self) -> tuple[Any, ...]:
         """Updates of kinds this SDK does not know (``UnknownSessionUpdate``: the raw payload
         is kept), in arrival order — never dropped."""
-        return self._unknown
+        return self._rest.unknown
 
     @property
     def update_count(self) -> int:
@@ -497,36 +530,38 @@ class SessionState:
         Raises ``ValueError`` for a notification of another session than the one this state
         follows, and ``TypeError`` for anything that is not a session update.
         """
+        own = self._session_id
         if isinstance(notification, SessionNotification):
             sid = notification.session_id
-            if self._session_id is None:
-                nxt = self._copy()
-                nxt._session_id = sid
-            elif sid != self._session_id:
+            if own is None:
+                own = sid
+            elif sid != own:
                 raise ValueError(
                     f"a session/update of session {sid!r} applied to the state of session "
-                    f"{self._session_id!r} (fold each session's updates into its own state)"
+                    f"{own!r} (fold each session's updates into its own state)"
                 )
-            else:
-                nxt = self._copy()
             update = notification.update
         else:
-            nxt = self._copy()
             update = notification
-        kind = getattr(update, "session_update", None)
-        if not isinstance(kind, str):
+        handler = _HANDLERS.get(type(update))
+        if handler is None and not isinstance(getattr(update, "session_update", None), str):
             raise TypeError(
                 f"SessionState.apply takes a SessionNotification or a SessionUpdate model, "
                 f"not {type(notification).__name__}"
             )
-        handler = _HANDLERS.get(type(update))
+        nxt = _new_state(SessionState)
+        nxt._session_id = own
+        nxt._messages = self._messages
+        nxt._thoughts = self._thoughts
+        nxt._rest = self._rest
+        nxt._last = self._last
+        nxt._last_at = self._last_at
+        nxt._ids = self._ids
+        nxt._count = self._count + 1
         if handler is None:
-            nxt._unknown = (*self._unknown, update)
+            _edit(nxt).unknown = (*self._rest.unknown, update)
         else:
             handler(nxt, update)
-        if kind in _SPLITS:
-            nxt._last = kind
-        nxt._count = self._count + 1
         return nxt
 
     def with_setup(self, response: Any) -> SessionState:
@@ -536,18 +571,18 @@ class SessionState:
         nxt = self._copy()
         modes = getattr(response, "modes", None)
         if modes is not None:
-            nxt._mode = modes.current_mode_id
-            nxt._modes = tuple(modes.available_modes)
+            _edit(nxt).mode = modes.current_mode_id
+            _edit(nxt).modes = tuple(modes.available_modes)
         options = getattr(response, "config_options", None)
         if options is not None:
-            nxt._config_options = tuple(options)
+            _edit(nxt).config_options = tuple(options)
         return nxt
 
     def with_mode(self, mode_id: str) -> SessionState:
         """The state with ``mode_id`` as the current mode (a ``session/set_mode`` that
         succeeded: the agent need not send ``current_mode_update`` for it)."""
         nxt = self._copy()
-        nxt._mode = mode_id
+        _edit(nxt).mode = mode_id
         return nxt
 
     def with_turn_end(self) -> SessionState:
@@ -564,18 +599,7 @@ class SessionState:
         new._session_id = self._session_id
         new._messages = self._messages
         new._thoughts = self._thoughts
-        new._tool_calls = self._tool_calls
-        new._plan = self._plan
-        new._mode = self._mode
-        new._modes = self._modes
-        new._config_options = self._config_options
-        new._commands = self._commands
-        new._usage = self._usage
-        new._title = self._title
-        new._updated_at = self._updated_at
-        new._notices = self._notices
-        new._compactions = self._compactions
-        new._unknown = self._unknown
+        new._rest = self._rest
         new._last = self._last
         new._last_at = self._last_at
         new._ids = self._ids
@@ -588,18 +612,18 @@ class SessionState:
             self._session_id,
             self._messages,
             self._thoughts,
-            dict(self._tool_calls),
-            self._plan,
-            self._mode,
-            self._modes,
-            self._config_options,
-            self._commands,
-            self._usage,
-            self._title,
-            self._updated_at,
-            self._notices,
-            dict(self._compactions),
-            self._unknown,
+            dict(self._rest.tool_calls),
+            self._rest.plan,
+            self._rest.mode,
+            self._rest.modes,
+            self._rest.config_options,
+            self._rest.commands,
+            self._rest.usage,
+            self._rest.title,
+            self._rest.updated_at,
+            self._rest.notices,
+            dict(self._rest.compactions),
+            self._rest.unknown,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -612,8 +636,8 @@ class SessionState:
     def __repr__(self) -> str:
         return (
             f"SessionState(session_id={self._session_id!r}, messages={len(self._messages)}, "
-            f"thoughts={len(self._thoughts)}, tool_calls={len(self._tool_calls)}, "
-            f"plan={len(self._plan)}, mode={self._mode!r}, title={self._title!r}, "
+            f"thoughts={len(self._thoughts)}, tool_calls={len(self._rest.tool_calls)}, "
+            f"plan={len(self._rest.plan)}, mode={self._rest.mode!r}, title={self._rest.title!r}, "
             f"updates={self._count})"
         )
 
@@ -625,103 +649,101 @@ _new_state = object.__new__
 # Each takes the fresh copy and the update and sets the fields the update changes.
 
 
-def _chunk_target(
-    state: SessionState,
-    items: tuple[Any, ...],
-    key: str,
-    message_id: str | None,
-    kind: str,
-) -> int | None:
-    """Index of the message a chunk continues, or ``None`` for a new one."""
-    if message_id is not None:
-        return state._ids.get((key, message_id))
-    if state._last == kind:
-        return state._last_at
-    return None
-
-
-def _add_id(state: SessionState, key: str, message_id: str | None, index: int) -> None:
-    if message_id is not None:
-        ids = dict(state._ids)
-        ids[(key, message_id)] = index
-        state._ids = MappingProxyType(ids)
+def _add_id(state: SessionState, key: str, message_id: str, index: int) -> None:
+    ids = dict(state._ids)
+    ids[(key, message_id)] = index
+    state._ids = MappingProxyType(ids)
 
 
 def _message_chunk(state: SessionState, update: UserMessageChunk | AgentMessageChunk) -> None:
-    role: Role = "agent" if type(update) is AgentMessageChunk else "user"
-    kind = update.session_update
+    if type(update) is AgentMessageChunk:
+        role: Role = "agent"
+        kind = "agent_message_chunk"
+    else:
+        role = "user"
+        kind = "user_message_chunk"
     messages = state._messages
     mid = update.message_id
-    at = _chunk_target(state, messages, role, mid, kind)
+    if mid is None:
+        at = state._last_at if state._last == kind else -1
+    else:
+        at = state._ids.get((role, mid), -1)
     part = _part(update.content)
-    if at is None:
-        state._last_at = len(messages)
-        _add_id(state, role, mid, len(messages))
-        state._messages = (*messages, Message._of(role, mid, _Text([part], 1)))
-        return
-    state._last_at = at
-    if at == len(messages) - 1:
+    state._last = kind
+    if at < 0:
+        at = len(messages)
+        if mid is not None:
+            _add_id(state, role, mid, at)
+        state._messages = (*messages, Message._first(role, mid, part))
+    elif at == len(messages) - 1:
         state._messages = (*messages[:-1], messages[-1]._appended(part))
     else:
         state._messages = (*messages[:at], messages[at]._appended(part), *messages[at + 1 :])
+    state._last_at = at
 
 
 def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> None:
     thoughts = state._thoughts
     mid = update.message_id
-    at = _chunk_target(state, thoughts, "thought", mid, update.session_update)
-    part = _part(update.content)
-    if at is None:
-        state._last_at = len(thoughts)
-        _add_id(state, "thought", mid, len(thoughts))
-        state._thoughts = (*thoughts, Thought._of(mid, _Text([part], 1)))
+    if mid is None:
+        at = state._last_at if state._last == "agent_thought_chunk" else -1
     else:
-        state._last_at = at
+        at = state._ids.get(("thought", mid), -1)
+    part = _part(update.content)
+    state._last = "agent_thought_chunk"
+    if at < 0:
+        at = len(thoughts)
+        if mid is not None:
+            _add_id(state, "thought", mid, at)
+        state._thoughts = (*thoughts, Thought._first(mid, part))
+    else:
         state._thoughts = (*thoughts[:at], thoughts[at]._appended(part), *thoughts[at + 1 :])
+    state._last_at = at
 
 
 def _tool_call(state: SessionState, update: ToolCall | ToolCallUpdateNotification) -> None:
-    calls = dict(state._tool_calls)
+    calls = dict(state._rest.tool_calls)
     tid = update.tool_call_id
     current = calls.get(tid) or ToolCallState(tid)
     calls[tid] = current.merged(update)
-    state._tool_calls = MappingProxyType(calls)
+    _edit(state).tool_calls = MappingProxyType(calls)
+    state._last = update.session_update
 
 
 def _plan(state: SessionState, update: Plan) -> None:
-    state._plan = tuple(update.entries)
+    _edit(state).plan = tuple(update.entries)
 
 
 def _commands(state: SessionState, update: AvailableCommandsUpdate) -> None:
-    state._commands = tuple(update.available_commands)
+    _edit(state).commands = tuple(update.available_commands)
 
 
 def _mode(state: SessionState, update: CurrentModeUpdate) -> None:
-    state._mode = update.current_mode_id
+    _edit(state).mode = update.current_mode_id
 
 
 def _config(state: SessionState, update: ConfigOptionUpdate) -> None:
-    state._config_options = tuple(update.config_options)
+    _edit(state).config_options = tuple(update.config_options)
 
 
 def _info(state: SessionState, update: SessionInfoUpdate) -> None:
     given = update.model_fields_set
     if "title" in given:
-        state._title = update.title
+        _edit(state).title = update.title
     if "updated_at" in given:
-        state._updated_at = update.updated_at
+        _edit(state).updated_at = update.updated_at
 
 
 def _usage(state: SessionState, update: UsageUpdate) -> None:
-    state._usage = update
+    _edit(state).usage = update
 
 
 def _notice(state: SessionState, update: Notice) -> None:
-    state._notices = (*state._notices, update)
+    _edit(state).notices = (*state._rest.notices, update)
 
 
 def _compaction(state: SessionState, update: CompactionUpdate) -> None:
-    compactions = dict(state._compactions)
+    compactions = dict(state._rest.compactions)
     cid = update.compaction_id
     current = compactions.get(cid) or Compaction(cid)
     given = update.model_fields_set
@@ -732,15 +754,15 @@ def _compaction(state: SessionState, update: CompactionUpdate) -> None:
         update.error if "error" in given else current.error,
         update.meta if "meta" in given else current.meta,
     )
-    state._compactions = MappingProxyType(compactions)
+    _edit(state).compactions = MappingProxyType(compactions)
 
 
 def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> None:
-    compactions = dict(state._compactions)
+    compactions = dict(state._rest.compactions)
     cid = update.compaction_id
     current = compactions.get(cid) or Compaction(cid)
     compactions[cid] = current._replace(summary=(*current.summary, update.content))
-    state._compactions = MappingProxyType(compactions)
+    _edit(state).compactions = MappingProxyType(compactions)
 
 
 _HANDLERS: dict[type[AcpModel], Any] = {

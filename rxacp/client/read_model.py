@@ -668,7 +668,15 @@ def _message_chunk(state: SessionState, update: UserMessageChunk | AgentMessageC
         at = state._last_at if state._last == kind else -1
     else:
         at = state._ids.get((role, mid), -1)
-    part = _part(update.content)
+    block = update.content
+    part = (
+        block.text
+        if type(block) is TextContent
+        and block.annotations is None
+        and block.meta is None
+        and not block.__pydantic_extra__
+        else block
+    )
     state._last = kind
     if at < 0:
         at = len(messages)

@@ -64,13 +64,12 @@ class SessionStates:
             entry = self._entries.get(sid)
             if entry is None:
                 entry = self._entries[sid] = _Entry(SessionState(sid))
-            try:
-                entry.state = state = entry.state.apply(notification)
-            except Exception:  # pragma: no cover - apply takes every parsed notification
-                _log.exception("the read model could not fold a session/update of %r", sid)
-                return
+            entry.state = state = entry.state.apply(notification)  # total on parsed updates
             for observer in entry.observers:
-                _emit(observer, state)
+                try:
+                    observer.on_next(state)
+                except Exception:
+                    _log.exception("a session_state() subscriber failed")
 
     def answer_hook(self, method: str) -> Callable[[Any, Any], None] | None:
         """What an answer to ``method`` (``(params, result)``) does to the read model, or

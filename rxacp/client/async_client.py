@@ -155,13 +155,23 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
+        hook = self._states.answer_hook(method) if self._states is not None else None
+        turn = hook is not None and method == m.SESSION_PROMPT
+
+        def before() -> None:
+            self._gate(spec, params)
+            if turn and hook is not None:
+                hook(params, None)  # a turn starts: the last one's chunk run has ended
+
         # one Observable: the gate runs at each subscription, before anything is sent
         source = self._session.send_request(
-            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+            method, params, spec.result_type, before=before, **kwargs
         )
-        hook = self._states.answer_hook(method) if self._states is not None else None
         if hook is None:
             return source
+        if turn:  # ... and the turn ends however the prompt ends
+            ended: AcpObservable[Any] = source.pipe(ops.finally_action(lambda: hook(params, None)))
+            return ended
         answered: AcpObservable[Any] = source.pipe(
             ops.do_action(on_next=lambda result: hook(params, result))
         )

@@ -588,7 +588,8 @@ class SessionState:
     def with_turn_end(self) -> SessionState:
         """The state at the end of a prompt turn: the next chunk without a ``messageId``
         starts a new message (the next turn's answer is not glued to this one's). Nothing
-        visible changes. The client applies it on each ``session/prompt`` answer, and
+        visible changes. The client applies it when each of its ``session/prompt`` requests end
+        (answered, failed or disposed), and
         :func:`~rxacp.client.fold_session_state` on a ``prompt_turn()``'s ``PromptResponse``."""
         nxt = self._copy()
         nxt._last = None

@@ -75,8 +75,8 @@ class SessionStates:
         """What an answer to ``method`` (``(params, result)``) does to the read model, or
         ``None`` for the methods that change nothing: the session setup answers seed the
         session's modes and config options, ``set_mode``/``set_config_option`` record the
-        change, a ``prompt`` answer ends the turn's chunk run, ``close``/``delete`` drop the
-        session's state."""
+        change, the end of a ``prompt`` (answered, failed or disposed) ends the turn's chunk
+        run, ``close``/``delete`` drop the session's state."""
         name = _ANSWERS.get(method)
         hook: Callable[[Any, Any], None] | None = None if name is None else getattr(self, name)
         return hook

@@ -21,6 +21,7 @@ from rxacp.schema import (
     PromptRequest,
     SessionNotification,
 )
+from rxacp.schema import methods as m
 from rxacp.testing import MockAcpAgent
 
 from .conftest import Rig
@@ -268,3 +269,20 @@ def test_two_prompt_turns_give_two_agent_messages(rig: Rig) -> None:
     client.prompt(PromptRequest.text(SID, "echo one"))
     client.prompt(PromptRequest.text(SID, "echo two"))
     assert _texts(client.session_state(SID)) == ["one", "two"]
+
+
+def test_a_disposed_turns_late_update_and_the_next_turn_are_separate_messages(rig: Rig) -> None:
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    client.prompt(PromptRequest.text(SID, "echo first")).block(WAIT)
+    states = States()
+    client.session_state(SID).subscribe(states.on_next)
+    waiting = client.prompt(PromptRequest.text(SID, "wait")).subscribe(lambda _: None)
+    rig.agent.wait_for_method(m.SESSION_PROMPT, 2)
+    waiting.dispose()  # session/cancel: the agent says "after-cancel" and answers late
+    client.prompt(PromptRequest.text(SID, "echo next")).block(WAIT)  # held until that answer
+    assert _texts(client.session_state(SID).pipe(ops.first()).block(WAIT)) == [
+        "first",
+        "after-cancel",
+        "next",
+    ]

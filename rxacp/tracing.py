@@ -21,7 +21,9 @@ engine's one wire-observer hook, :meth:`rxacp.session.AcpSession.set_wire_observ
   received for the turn's session).
 
 A span's parent is the current span where the request was subscribed; an agent's request with
-no current span belongs to the turn of its ``sessionId``.
+no current span belongs to the turn of its ``sessionId``. A prompt handler runs with its turn's
+span as the current span (:meth:`WireTracer.in_turn`), so the spans it starts — its model
+calls — are children of the turn.
 
 On by default when ``opentelemetry-api`` is importable and a tracer provider is set
 (``opentelemetry.trace.set_tracer_provider``) when the client or agent is built; a builder's
@@ -37,7 +39,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import jsonrpc
 
@@ -50,6 +53,8 @@ TRACER_NAME = "rxacp"
 """The instrumentation scope of rxacp's spans."""
 
 _log = logging.getLogger("rxacp.tracing")
+
+_R = TypeVar("_R")
 
 _CANCEL_REQUEST = "$/cancel_request"
 _SESSION_CANCEL = "session/cancel"
@@ -156,6 +161,26 @@ class WireTracer:
         for call in calls:
             call.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, reason))
             call.span.end()
+
+    def in_turn(self, session_id: str, fn: Callable[..., _R]) -> Callable[..., _R]:
+        """``fn`` run with the span of ``session_id``'s incoming ``session/prompt`` as the
+        current span (on whichever thread it runs), so that the spans a prompt handler starts,
+        and the requests it makes, belong to the turn. Call it on the loop, as the turn starts.
+        """
+        turn = self._in_turns.get(session_id)
+        if turn is None:
+            return fn
+        span_context = self._trace.set_span_in_context(turn.span)
+        context = self._context
+
+        def in_span(*args: Any) -> _R:
+            token = context.attach(span_context)
+            try:
+                return fn(*args)
+            finally:
+                context.detach(token)
+
+        return in_span
 
     # ------------------------------------------------------------------ outgoing
     def _request_out(self, msg: dict[str, Any]) -> dict[str, Any]:

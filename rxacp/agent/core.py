@@ -92,7 +92,7 @@ class AgentCore:
             max_workers=config.max_workers,
             executor=config.executor,
         )
-        install_tracing(self.session, "agent", config.tracing, config.tracer_provider)
+        self.tracer = install_tracing(self.session, "agent", config.tracing, config.tracer_provider)
         self.cancel_grace_period = to_seconds(
             config.cancel_grace_period, name="cancel_grace_period"
         )
@@ -214,6 +214,8 @@ class AgentCore:
         assert self._context_factory is not None
         context = self._context_factory(turn)
         user = self.config.handlers["session/prompt"]
+        if self.tracer is not None:  # the handler runs in the turn's span (its own spans nest)
+            user = self.tracer.in_turn(session_id, user)
         if self.blocking:
             turn.start(
                 self.session.run_blocking(lambda: user(request, context), name=handler_name(user))

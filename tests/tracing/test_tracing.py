@@ -67,6 +67,7 @@ class Pair:
     client_spans: InMemorySpanExporter
     agent_spans: InMemorySpanExporter
     provider: TracerProvider
+    agent_provider: TracerProvider
     cancelled: threading.Event = field(default_factory=threading.Event)
     waiting: threading.Event = field(default_factory=threading.Event)
 
@@ -93,6 +94,10 @@ def _prompt(pair_holder: list[Pair]) -> Any:
             ctx.on_cancel(pair.cancelled.set)
             pair.waiting.set()
             assert pair.cancelled.wait(WAIT)
+        elif text == "nested":
+            tracer = pair.agent_provider.get_tracer("agent app")
+            with tracer.start_as_current_span("model call"):
+                ctx.send_message("thought about it")
         elif text == "fail":
             raise AcpProtocolException(-32042, "no such thing")
         else:
@@ -124,7 +129,7 @@ def pair() -> Iterator[Pair]:
         .tracing(tracer_provider=client_provider)
         .build()
     )
-    result = Pair(client, agent, tap, client_spans, agent_spans, client_provider)
+    result = Pair(client, agent, tap, client_spans, agent_spans, client_provider, agent_provider)
     holder.append(result)
     client.initialize()
     try:
@@ -307,3 +312,11 @@ def test_without_opentelemetry_importable_even_an_explicit_switch_installs_nothi
         assert client.session._wire.observer is None
     finally:
         client.close()
+
+
+def test_spans_a_prompt_handler_starts_are_children_of_its_turn(pair: Pair) -> None:
+    pair.client.prompt(PromptRequest.text("s1", "nested"))
+    turn = pair.one(pair.agent_spans, "session/prompt")
+    inner = pair.one(pair.agent_spans, "model call")
+    assert turn.context is not None and inner.parent is not None
+    assert inner.parent.span_id == turn.context.span_id

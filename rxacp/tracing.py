@@ -56,6 +56,10 @@ _log = logging.getLogger("rxacp.tracing")
 
 _R = TypeVar("_R")
 
+MAX_OPEN_SPANS = 10_000
+"""Open spans kept per direction: past it the oldest is ended (status ``ERROR``), so requests a
+peer never answers cannot grow memory without bound."""
+
 _CANCEL_REQUEST = "$/cancel_request"
 _SESSION_CANCEL = "session/cancel"
 _SESSION_PROMPT = "session/prompt"
@@ -199,7 +203,7 @@ class WireTracer:
             attributes=_attributes(method, msg["id"], sid),
         )
         call = _Call(span, sid)
-        self._out[msg["id"]] = call
+        self._keep(self._out, msg["id"], call)
         if method == _SESSION_PROMPT and sid:
             self._out_turns[sid] = call
         carrier: dict[str, Any] = {}
@@ -245,7 +249,7 @@ class WireTracer:
             attributes=_attributes(msg.method, msg.id, sid),
         )
         call = _Call(span, sid)
-        self._in[msg.id] = call
+        self._keep(self._in, msg.id, call)
         if msg.method == _SESSION_PROMPT and sid:
             self._in_turns[sid] = call
 
@@ -284,6 +288,15 @@ class WireTracer:
         if call.updates:
             span.set_attribute("acp.session.update_count", call.updates)
         span.end()
+
+    def _keep(self, calls: dict[Any, _Call], rid: Any, call: _Call) -> None:
+        ended = [calls.pop(rid)] if rid in calls else []  # an id used again: its span ends
+        calls[rid] = call
+        if len(calls) > MAX_OPEN_SPANS:
+            ended.append(calls.pop(next(iter(calls))))
+        for old in ended:
+            old.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "never answered"))
+            old.span.end()
 
     @staticmethod
     def _drop_turn(turns: dict[str, _Call], call: _Call) -> None:

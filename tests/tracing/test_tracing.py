@@ -320,3 +320,20 @@ def test_spans_a_prompt_handler_starts_are_children_of_its_turn(pair: Pair) -> N
     inner = pair.one(pair.agent_spans, "model call")
     assert turn.context is not None and inner.parent is not None
     assert inner.parent.span_id == turn.context.span_id
+
+
+def test_requests_never_answered_cannot_keep_more_than_the_bound_of_spans_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rxacp.tracing as tracing
+
+    monkeypatch.setattr(tracing, "MAX_OPEN_SPANS", 3)
+    provider, exporter = _exporting()
+    tracer = tracing.WireTracer(provider.get_tracer("t"), "client")
+    for rid in range(5):
+        tracer.outgoing({"jsonrpc": "2.0", "id": rid, "method": "session/new", "params": {}})
+    ended = exporter.get_finished_spans()
+    assert [dict(s.attributes or {})["rpc.jsonrpc.request_id"] for s in ended] == ["0", "1"]
+    assert all(s.status.status_code == StatusCode.ERROR for s in ended)
+    tracer.close("done")
+    assert len(exporter.get_finished_spans()) == 5

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 from ..schema import (
     AcpModel,
@@ -62,7 +62,6 @@ from ..schema import (
     CompactionSummaryChunk,
     CompactionUpdate,
     ConfigOptionUpdate,
-    ContentBlock,
     CurrentModeUpdate,
     Notice,
     Plan,
@@ -71,250 +70,16 @@ from ..schema import (
     SessionInfoUpdate,
     SessionMode,
     SessionNotification,
-    TextContent,
     ToolCall,
-    ToolCallContent,
-    ToolCallLocation,
     ToolCallUpdateNotification,
     UsageUpdate,
     UserMessageChunk,
 )
+from .read_items import Compaction, Message, Role, Thought, ToolCallState, chunk_part
 
 __all__ = ["Compaction", "Message", "SessionState", "Thought", "ToolCallState"]
 
-Role = Literal["user", "agent"]
-
 _EMPTY_MAP: Mapping[Any, Any] = MappingProxyType({})
-
-
-class _Chunked:
-    """Base of :class:`Message` and :class:`Thought`: chunks joined, with an optional id.
-
-    The parts (``str`` for plain text, else the content block) live in an append-only list
-    shared by successive snapshots, each seeing its first ``_n``: appending on the newest
-    snapshot is O(1); appending on an older one (a branch) copies its prefix first. Exactly one
-    appender wins index ``_n`` (``list.append`` is atomic), so two threads appending to the same
-    snapshot never see each other's part. The text is joined on first read and cached.
-    """
-
-    __slots__ = ("_joined", "_message_id", "_n", "_parts")
-
-    _parts: list[str | ContentBlock]
-    _n: int
-    _joined: str | None
-    _message_id: str | None
-
-    def _init(self, text: str, message_id: str | None) -> None:
-        self._message_id = message_id
-        self._parts = [text] if text else []
-        self._n = len(self._parts)
-        self._joined = None
-
-    def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int]:
-        parts, n = self._parts, self._n
-        if len(parts) == n:
-            parts.append(part)
-            if parts[n] is part:
-                return parts, n + 1
-        fresh = parts[:n]
-        fresh.append(part)
-        return fresh, n + 1
-
-    @property
-    def message_id(self) -> str | None:
-        """The agent's ``messageId`` of the chunks (``None`` when it sent none)."""
-        return self._message_id
-
-    @property
-    def text(self) -> str:
-        """The text of every text chunk, joined (other blocks are only in :attr:`content`)."""
-        joined = self._joined
-        if joined is None:
-            joined = self._joined = "".join(
-                p if isinstance(p, str) else p.text
-                for p in self._parts[: self._n]
-                if isinstance(p, str | TextContent)
-            )
-        return joined
-
-    @property
-    def content(self) -> tuple[ContentBlock, ...]:
-        """Every chunk's content block in order, adjacent text chunks merged into one
-        ``TextContent`` (text chunks' own ``annotations``/``_meta`` are kept as their blocks)."""
-        blocks: list[ContentBlock] = []
-        run: list[str] = []
-        for part in self._parts[: self._n]:
-            if isinstance(part, str):
-                run.append(part)
-                continue
-            if run:
-                blocks.append(TextContent(text="".join(run)))
-                run = []
-            blocks.append(part)
-        if run:
-            blocks.append(TextContent(text="".join(run)))
-        return tuple(blocks)
-
-
-def _part(block: ContentBlock) -> str | ContentBlock:
-    """A text block's text (kept as a plain ``str``: cheaper and smaller), else the block."""
-    if (
-        type(block) is TextContent
-        and block.annotations is None
-        and block.meta is None
-        and not block.__pydantic_extra__
-    ):
-        return block.text
-    return block
-
-
-class Message(_Chunked):
-    """One user or agent message, joined from its ``*_message_chunk`` updates (immutable)."""
-
-    __slots__ = ("_role",)
-
-    def __init__(self, role: Role, text: str = "", message_id: str | None = None) -> None:
-        self._role = role
-        self._init(text, message_id)
-
-    @classmethod
-    def _first(cls, role: Role, message_id: str | None, part: str | ContentBlock) -> Message:
-        message = _new_item(cls)
-        message._role = role
-        message._message_id = message_id
-        message._parts = [part]
-        message._n = 1
-        message._joined = None
-        return message
-
-    def _appended(self, part: str | ContentBlock) -> Message:
-        message = _new_item(Message)
-        message._role = self._role
-        message._message_id = self._message_id
-        message._parts, message._n = self._grown(part)
-        message._joined = None
-        return message
-
-    @property
-    def role(self) -> Role:
-        """``"user"`` (``user_message_chunk``) or ``"agent"`` (``agent_message_chunk``)."""
-        return self._role
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Message):
-            return NotImplemented
-        return (self._role, self._message_id, self.content) == (
-            other._role,
-            other._message_id,
-            other.content,
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Message(role={self._role!r}, text={self.text!r}, message_id={self._message_id!r})"
-
-
-class Thought(_Chunked):
-    """The agent's reasoning, joined from its ``agent_thought_chunk`` updates (immutable)."""
-
-    __slots__ = ()
-
-    def __init__(self, text: str = "", message_id: str | None = None) -> None:
-        self._init(text, message_id)
-
-    @classmethod
-    def _first(cls, message_id: str | None, part: str | ContentBlock) -> Thought:
-        thought = _new_item(cls)
-        thought._message_id = message_id
-        thought._parts = [part]
-        thought._n = 1
-        thought._joined = None
-        return thought
-
-    def _appended(self, part: str | ContentBlock) -> Thought:
-        thought = _new_item(Thought)
-        thought._message_id = self._message_id
-        thought._parts, thought._n = self._grown(part)
-        thought._joined = None
-        return thought
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Thought):
-            return NotImplemented
-        return (self._message_id, self.content) == (other._message_id, other.content)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Thought(text={self.text!r}, message_id={self._message_id!r})"
-
-
-_new_item = object.__new__
-
-
-class ToolCallState(NamedTuple):
-    """A tool call with every update merged in (immutable). ``None``: never reported."""
-
-    tool_call_id: str
-    title: str | None = None
-    kind: str | None = None
-    """A :class:`~rxacp.schema.ToolKind` value (``"read"``, ``"edit"``...) or another string."""
-    status: str | None = None
-    """A :class:`~rxacp.schema.ToolCallStatus` value (``"pending"``, ``"completed"``...)."""
-    name: str | None = None
-    content: tuple[ToolCallContent, ...] = ()
-    locations: tuple[ToolCallLocation, ...] = ()
-    raw_input: Any = None
-    raw_output: Any = None
-    meta: dict[str, Any] | None = None
-    """The ``_meta`` of the latest ``tool_call``/``tool_call_update`` that had one."""
-
-    def merged(self, update: ToolCall | ToolCallUpdateNotification) -> ToolCallState:
-        """This tool call after ``update``: a ``tool_call`` replaces every field, a
-        ``tool_call_update`` the ones it carries (``null`` and omitted leave them)."""
-        if isinstance(update, ToolCall):
-            return ToolCallState(
-                update.tool_call_id,
-                update.title,
-                update.kind,
-                update.status,
-                update.name,
-                tuple(update.content or ()),
-                tuple(update.locations or ()),
-                update.raw_input,
-                update.raw_output,
-                update.meta,
-            )
-        u = update
-        return ToolCallState(
-            self.tool_call_id,
-            self.title if u.title is None else u.title,
-            self.kind if u.kind is None else u.kind,
-            self.status if u.status is None else u.status,
-            self.name if u.name is None else u.name,
-            self.content if u.content is None else tuple(u.content),
-            self.locations if u.locations is None else tuple(u.locations),
-            self.raw_input if u.raw_input is None else u.raw_input,
-            self.raw_output if u.raw_output is None else u.raw_output,
-            self.meta if u.meta is None else u.meta,
-        )
-
-
-class Compaction(NamedTuple):
-    """A context compaction (``compaction_update`` / ``compaction_summary_chunk``), immutable."""
-
-    compaction_id: str
-    status: str = "in_progress"
-    """A :class:`~rxacp.schema.CompactionStatus` value (``"in_progress"``, ``"completed"``...)."""
-    summary: tuple[ContentBlock, ...] = ()
-    error: str | None = None
-    meta: dict[str, Any] | None = None
-
-    @property
-    def text(self) -> str:
-        """The summary's text blocks, joined."""
-        return "".join(b.text for b in self.summary if isinstance(b, TextContent))
 
 
 _FIELDS = (
@@ -669,15 +434,7 @@ def _message_chunk(state: SessionState, update: UserMessageChunk | AgentMessageC
         at = state._last_at if state._last == kind else -1
     else:
         at = state._ids.get((role, mid), -1)
-    block = update.content
-    part = (
-        block.text
-        if type(block) is TextContent
-        and block.annotations is None
-        and block.meta is None
-        and not block.__pydantic_extra__
-        else block
-    )
+    part = chunk_part(update.content)
     state._last = kind
     if at < 0:
         at = len(messages)
@@ -698,7 +455,7 @@ def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> None:
         at = state._last_at if state._last == "agent_thought_chunk" else -1
     else:
         at = state._ids.get(("thought", mid), -1)
-    part = _part(update.content)
+    part = chunk_part(update.content)
     state._last = "agent_thought_chunk"
     if at < 0:
         at = len(thoughts)

@@ -155,27 +155,26 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
-        hook = self._states.answer_hook(method) if self._states is not None else None
-        turn = hook is not None and method == m.SESSION_PROMPT
+        hooks = self._states.hooks(method) if self._states is not None else None
+        start = hooks.start if hooks is not None else None
 
         def before() -> None:
             self._gate(spec, params)
-            if turn and hook is not None:
-                hook(params, None)  # a turn starts: the last one's chunk run has ended
+            if start is not None:
+                start(params, None)
 
         # one Observable: the gate runs at each subscription, before anything is sent
         source = self._session.send_request(
             method, params, spec.result_type, before=before, **kwargs
         )
-        if hook is None:
+        if hooks is None:
             return source
-        if turn:  # ... and the turn ends however the prompt ends
-            ended: AcpObservable[Any] = source.pipe(ops.finally_action(lambda: hook(params, None)))
-            return ended
-        answered: AcpObservable[Any] = source.pipe(
-            ops.do_action(on_next=lambda result: hook(params, result))
-        )
-        return answered
+        answer, end = hooks.answer, hooks.end
+        if answer is not None:
+            source = source.pipe(ops.do_action(on_next=lambda result: answer(params, result)))
+        if end is not None:
+            source = source.pipe(ops.finally_action(lambda: end(params, None)))
+        return source
 
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities

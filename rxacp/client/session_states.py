@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import reactivex
 from reactivex import abc
@@ -33,9 +33,20 @@ from ..schema import methods as m
 from ..session import AcpObservable
 from .read_model import SessionState
 
-__all__ = ["SessionStates", "fold_session_state"]
+__all__ = ["CallHooks", "SessionStates", "fold_session_state"]
 
 _log = logging.getLogger("rxacp.client")
+
+
+_Hook = Callable[[Any, Any], None]
+
+
+class CallHooks(NamedTuple):
+    """What one call does to the read model (see :meth:`SessionStates.hooks`)."""
+
+    start: _Hook | None
+    answer: _Hook | None
+    end: _Hook | None
 
 
 class _Entry:
@@ -71,15 +82,21 @@ class SessionStates:
                 except Exception:
                     _log.exception("a session_state() subscriber failed")
 
-    def answer_hook(self, method: str) -> Callable[[Any, Any], None] | None:
-        """What an answer to ``method`` (``(params, result)``) does to the read model, or
-        ``None`` for the methods that change nothing: the session setup answers seed the
-        session's modes and config options, ``set_mode``/``set_config_option`` record the
-        change, the end of a ``prompt`` (answered, failed or disposed) ends the turn's chunk
-        run, ``close``/``delete`` drop the session's state."""
-        name = _ANSWERS.get(method)
-        hook: Callable[[Any, Any], None] | None = None if name is None else getattr(self, name)
-        return hook
+    def hooks(self, method: str) -> CallHooks | None:
+        """What a call of ``method`` does to the read model (``None``: nothing). Each hook
+        takes ``(params, result)``: ``start`` runs as the request is sent, ``answer`` with its
+        result, ``end`` however it ends (answered, failed or disposed).
+
+        The session setup answers seed the session's modes and config options (a
+        ``session/load`` first empties the state: the agent replays the history);
+        ``set_mode``/``set_config_option`` answers record the change; a ``prompt``'s start and
+        end end the chunk run of a turn; ``close``/``delete`` answers drop the session's state.
+        """
+        names = _HOOKS.get(method)
+        if names is None:
+            return None
+        start, answer, end = (None if n is None else getattr(self, n) for n in names)
+        return CallHooks(start, answer, end)
 
     def _change(self, session_id: str, change: Callable[[SessionState], SessionState]) -> None:
         with self._lock:
@@ -98,6 +115,10 @@ class SessionStates:
 
     def _on_set_mode(self, params: Any, result: Any) -> None:
         self._change(str(params.session_id), lambda s: s.with_mode(str(params.mode_id)))
+
+    def _on_load(self, params: Any, result: Any) -> None:
+        sid = str(params.session_id)
+        self._change(sid, lambda s: SessionState(sid))  # the replay rebuilds it
 
     def _on_turn_end(self, params: Any, result: Any) -> None:
         # nothing visible changes: the state is replaced without an emission
@@ -165,17 +186,18 @@ class SessionStates:
         return AcpObservable(subscribe)
 
 
-_ANSWERS: dict[str, str] = {
-    m.SESSION_NEW: "_on_new",
-    m.SESSION_LOAD: "_on_setup",
-    m.SESSION_RESUME: "_on_setup",
-    m.SESSION_SET_CONFIG_OPTION: "_on_setup",
-    m.SESSION_SET_MODE: "_on_set_mode",
-    m.SESSION_PROMPT: "_on_turn_end",
-    m.SESSION_CLOSE: "_on_end",
-    m.SESSION_DELETE: "_on_end",
+_HOOKS: dict[str, tuple[str | None, str | None, str | None]] = {
+    m.SESSION_NEW: (None, "_on_new", None),
+    m.SESSION_LOAD: ("_on_load", "_on_setup", None),
+    m.SESSION_RESUME: (None, "_on_setup", None),
+    m.SESSION_SET_CONFIG_OPTION: (None, "_on_setup", None),
+    m.SESSION_SET_MODE: (None, "_on_set_mode", None),
+    m.SESSION_PROMPT: ("_on_turn_end", None, "_on_turn_end"),
+    m.SESSION_CLOSE: (None, "_on_end", None),
+    m.SESSION_DELETE: (None, "_on_end", None),
 }
-"""The answers that change the read model (see :meth:`SessionStates.answer_hook`)."""
+"""The calls that change the read model: (start, answer, end) hook names (see
+:meth:`SessionStates.hooks`)."""
 
 
 def _emit(observer: abc.ObserverBase[SessionState], state: SessionState) -> None:

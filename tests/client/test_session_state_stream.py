@@ -286,3 +286,27 @@ def test_a_disposed_turns_late_update_and_the_next_turn_are_separate_messages(ri
         "after-cancel",
         "next",
     ]
+
+
+def test_loading_a_session_again_rebuilds_its_state_from_the_replay(agent: MockAcpAgent) -> None:
+    def load(request: Any) -> dict[str, Any]:
+        agent.send_session_update(
+            request.session_id,
+            {
+                "sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": "question"},
+            },
+        )
+        agent.send_session_update(request.session_id, "answer")
+        return {}
+
+    agent.on("session/load", load)
+    with AcpClient.sync(agent.client_transport).build() as client:
+        client.initialize()
+        request = {"sessionId": "old-1", "cwd": "/tmp", "mcpServers": []}
+        client.load_session(request)
+        first = client.session_state("old-1")
+        client.load_session(request)  # the same replay again
+        again = client.session_state("old-1")
+    assert [(m.role, m.text) for m in first.messages] == [("user", "question"), ("agent", "answer")]
+    assert again.messages == first.messages and again.update_count == 2

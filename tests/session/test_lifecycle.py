@@ -196,7 +196,8 @@ class _StuckParts(_Parts):
         self.drained.append(self.state.phase)
         if self._inbox_seconds is None:
             await self._never()
-        await asyncio.sleep(self._inbox_seconds)  # the queued work the inbox runs
+        else:
+            await asyncio.sleep(self._inbox_seconds)  # the queued work the inbox runs
 
 
 def test_a_graceful_close_past_its_bound_still_settles_and_closes_the_transport() -> None:

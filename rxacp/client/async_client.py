@@ -49,7 +49,7 @@ from ._calls import (
     ClosesGracefully,
     RequestLike,
     coerce,
-    completed,
+    sent_on_subscribe,
     stoppable,
 )
 from ._plain_calls import PlainCalls
@@ -103,7 +103,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
-        self._settling = SettlingTurns(session, self.cancel)
+        self._settling = SettlingTurns(session, self._cancel_now)
 
     # ------------------------------------------------------------------ state
     @property
@@ -336,26 +336,38 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             source = with_updates(self._updates, session_id, source, hold)
         source = settling.hold(session_id, source, stop)
         # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
-        return stoppable(source, stop, lambda: self.cancel(session_id))
+        return stoppable(source, stop, lambda: self._cancel_now(session_id))
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:
-        """Send ``session/cancel`` for a session (a ``CancelNotification`` or a session id).
+        """A cold Observable that sends ``session/cancel`` for a session (a
+        ``CancelNotification`` or a session id) when subscribed, then completes, like every
+        other call (``await client.cancel(sid)`` sends it). The notification is checked at call
+        time. With it this client answers its pending ``session/request_permission`` requests
+        of that session with outcome ``cancelled``, disposing their handlers (spec: the client
+        MUST do so); both are written before the turn's answer can be read::
 
-        Sent **at call time** (a notification has no answer to wait for); the returned
-        Observable just completes, so ``await client.cancel(sid)`` works. It also answers this
-        client's pending ``session/request_permission`` requests of that session with outcome
-        ``cancelled`` at once, disposing their handlers (spec: the client MUST do so)::
-
-            call ──session/cancel──▶   returns: |
+            subscribe ──session/cancel, permission answers──▶ |
         """
         spec = m.METHODS[m.SESSION_CANCEL]
         note = coerce(
             spec, {"sessionId": notification} if isinstance(notification, str) else notification
         )
-        session_id = str(getattr(note, "session_id", ""))
-        self._session.send_notification(m.SESSION_CANCEL, note)
-        self._permissions.cancel_session(session_id)
-        return completed()
+        return sent_on_subscribe(
+            lambda: self._cancel_now(str(getattr(note, "session_id", "")), note)
+        )
+
+    def _cancel_now(self, session_id: str, note: Any = None) -> None:
+        """Send ``session/cancel``, then answer the session's pending permission requests
+        ``cancelled`` (any thread). Both are written in one step on the loop, so the turn's
+        answer (which the agent sends after it got the cancel) cannot be read in between.
+        """
+        body = {"sessionId": session_id} if note is None else note
+
+        def cancel_and_answer() -> None:
+            self._session.send_notification(m.SESSION_CANCEL, body)
+            self._permissions.cancel_session(session_id)
+
+        self._session.runner.call(cancel_and_answer)
 
     # ------------------------------------------------------------------ extensions
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
@@ -367,14 +379,14 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._session.send_request(method, {} if params is None else params, None)
 
     def ext_notification(self, method: str, params: Any = None) -> AcpObservable[Any]:
-        """Send an extension notification (name must start with ``_``) at call time; the
-        returned Observable just completes::
+        """A cold Observable that sends an extension notification (name must start with ``_``,
+        checked at call time) when subscribed, then completes::
 
-            call ──notification──▶   returns: |
+            subscribe ──notification──▶ |
         """
         check_ext_method(method)
-        self._session.send_notification(method, {} if params is None else params)
-        return completed()
+        body = {} if params is None else params
+        return sent_on_subscribe(lambda: self._session.send_notification(method, body))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

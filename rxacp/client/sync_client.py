@@ -26,7 +26,7 @@ from ..errors import AcpTimeoutException
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
 from ..session.blocking import Waiter, wait_for
-from ._calls import ClosesGracefully
+from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
@@ -221,8 +221,8 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests
-        ``cancelled``)."""
-        self._async.cancel(notification)
+        ``cancelled`` first)."""
+        send_now(self._async.cancel(notification))
 
     def ext_method(self, method: str, params: Any = None) -> Any:
         """Call an extension method (name starts with ``_``); returns the raw result JSON."""
@@ -230,7 +230,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (name starts with ``_``)."""
-        self._async.ext_notification(method, params)
+        send_now(self._async.ext_notification(method, params))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

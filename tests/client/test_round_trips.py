@@ -181,6 +181,21 @@ def test_calls_are_cold_nothing_is_sent_before_subscription(rig: Rig) -> None:
     assert rig.agent.count(m.SESSION_NEW) == 1
 
 
+def test_cancel_and_ext_notification_are_cold_like_every_other_call(rig: Rig) -> None:
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    cancel = client.cancel("sess-a")
+    note = client.ext_notification("_test/note", {"x": 1})
+    client.ext_method("_test/echo", {}).run()  # a marker: everything sent before it has arrived
+    assert rig.agent.count(m.SESSION_CANCEL) == 0 and rig.agent.count("_test/note") == 0
+    done: list[str] = []
+    cancel.subscribe(on_completed=lambda: done.append("cancel"))
+    note.subscribe(on_completed=lambda: done.append("note"))
+    client.ext_method("_test/echo", {}).run()
+    assert done == ["cancel", "note"]
+    assert rig.agent.count(m.SESSION_CANCEL) == 1 and rig.agent.count("_test/note") == 1
+
+
 def test_async_calls_can_be_awaited_from_an_asyncio_program(rig: Rig) -> None:
     updates: list[Any] = []
     client = rig.async_builder().session_update_consumer(updates.append).build()

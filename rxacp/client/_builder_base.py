@@ -17,6 +17,7 @@ from typing import Any, Generic, Self, TypeAlias, TypeVar
 import reactivex
 from reactivex import abc
 
+from .._compat import running_loop
 from .._durations import Duration, to_seconds
 from ..schema import (
     AcpModel,
@@ -115,6 +116,7 @@ class ClientBuilderBase(Generic[_Client]):
         self._client_info: dict[str, Any] = _default_client_info()
         self._scheduler: abc.SchedulerBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_chosen = False  # event_loop() was called (None: its own loop thread)
         self._executor: concurrent.futures.Executor | None = None
         self._built = False
 
@@ -157,11 +159,18 @@ class ClientBuilderBase(Generic[_Client]):
         self._scheduler = scheduler
         return self
 
-    def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
-        """Run the connection on a loop you already run (default: its own daemon thread)."""
-        if not isinstance(loop, asyncio.AbstractEventLoop):
+    def event_loop(self, loop: asyncio.AbstractEventLoop | None) -> Self:
+        """Run the connection on a loop you already run, or (``None``) on a loop of its own in a
+        daemon thread.
+
+        Default: the blocking client always gets its own loop; the async client runs on the
+        loop that is running where it is built (``build()`` inside ``async def`` code, as
+        asyncio libraries do: no thread hand-off per call), else on its own.
+        """
+        if loop is not None and not isinstance(loop, asyncio.AbstractEventLoop):
             raise TypeError(f"event_loop takes an asyncio event loop, not {type(loop).__name__}")
         self._loop = loop
+        self._loop_chosen = True
         return self
 
     # ------------------------------------------------------------------ consumers
@@ -247,16 +256,19 @@ class ClientBuilderBase(Generic[_Client]):
         return self
 
     # ------------------------------------------------------------------ build
-    def _build_async(self) -> AcpAsyncClient:
+    def _build_async(self, *, on_running_loop: bool = False) -> AcpAsyncClient:
         if self._built:
             raise RuntimeError("this builder already built a client (a transport is single-use)")
         self._built = True
+        loop = self._loop
+        if on_running_loop and not self._loop_chosen:
+            loop = running_loop()
         session = AcpSession(
             self._transport,
             role="client",
             request_timeout=self._request_timeout,
             scheduler=self._scheduler,
-            loop=self._loop,
+            loop=loop,
             executor=self._executor,
         )
         permissions = PermissionTracker()

@@ -125,8 +125,9 @@ class AcpAsyncClientBuilder(ClientBuilderBase[AcpAsyncClient]):
         return self._ext_request(method, fn)
 
     def build(self) -> AcpAsyncClient:
-        """Create the client (the connection starts on the first call)."""
-        return self._build_async()
+        """Create the client (the connection starts on the first call). Built inside a running
+        asyncio loop it runs on that loop unless :meth:`event_loop` said otherwise."""
+        return self._build_async(on_running_loop=True)
 
 
 class AcpSyncClientBuilder(ClientBuilderBase[AcpSyncClient]):

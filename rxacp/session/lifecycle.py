@@ -111,10 +111,8 @@ class Lifecycle:
 
     def ensure_started(self) -> None:
         """Start in the background (on the loop) unless started already."""
-        with self._lock:
-            if self._state.phase != NEW:
-                return
-            self._state.phase = STARTING
+        if not self._state.advance(NEW, STARTING):
+            return
         self._start_task = self._runner.loop.create_task(self._start())
 
     def release_start_waiters(self) -> None:
@@ -199,8 +197,7 @@ class Lifecycle:
         self._settle(reason, True)
 
     async def _close_gracefully(self, bound: float) -> None:
-        if self._state.phase == OPEN:
-            self._state.phase = CLOSING
+        self._state.advance(OPEN, CLOSING)
         try:
             async with asyncio.timeout(bound):  # one deadline for both waits
                 await self._drained()

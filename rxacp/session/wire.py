@@ -82,8 +82,7 @@ class Wire:
     async def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the transport, then write what was queued meanwhile."""
         await self._transport.start(loop, self)
-        if self._state.phase == STARTING:
-            self._state.phase = OPEN
+        self._state.advance(STARTING, OPEN)
         early, self._early = self._early, []
         for frame in early:
             self._transport.send(frame)

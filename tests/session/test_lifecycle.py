@@ -13,7 +13,7 @@ import pytest
 from rxacp.errors import AcpConnectionException
 from rxacp.session.lifecycle import Lifecycle
 from rxacp.session.loop import LoopRunner
-from rxacp.session.state import CLOSING, OPEN, ConnectionState
+from rxacp.session.state import CLOSING, OPEN, STARTING, ConnectionState
 from rxacp.transport.base import AcpTransport
 
 
@@ -67,7 +67,7 @@ class _Parts:
         self.opened += 1
         if self._fail_start is not None:
             raise self._fail_start
-        self.state.phase = OPEN
+        assert self.state.advance(STARTING, OPEN)
 
     def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
         self.settled.append((str(reason), hard))

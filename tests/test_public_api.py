@@ -18,7 +18,7 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
-        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
+        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
@@ -45,7 +45,7 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
-        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelReason", "CancelRequestHook",
+        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
         "SessionStats", "as_acp_observable",
     },
@@ -84,7 +84,7 @@ def test_schema_exports_every_stable_definition_and_only_importable_names() -> N
 
 def test_every_exception_rxacp_raises_is_an_acp_exception() -> None:
     import rxacp
-    from rxacp.client import AcpProtocolVersionException
+    from rxacp.errors import AcpProtocolVersionException
 
     for exc in (
         rxacp.AcpProtocolException,

@@ -11,14 +11,12 @@ from __future__ import annotations
 from .incoming import CancelRequestHook, IncomingNotification, IncomingRequest
 from .observable import AcpObservable, as_acp_observable
 from .session import CANCEL_REQUEST, AcpSession, NotificationHandler, RequestHandler
-from .signal import CancelReason
 from .stats import SessionStats
 
 __all__ = [
     "CANCEL_REQUEST",
     "AcpObservable",
     "AcpSession",
-    "CancelReason",
     "CancelRequestHook",
     "IncomingNotification",
     "IncomingRequest",

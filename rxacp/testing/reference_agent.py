@@ -329,9 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     transport: AcpTransport = StdioAcpAgentTransport()
     if args.log_wire:
-        from ..cli.wirelog import WireLogTransport
+        from ..transport.tap import WireTapTransport
 
-        transport = WireLogTransport(transport, args.log_wire)
+        transport = WireTapTransport(transport, args.log_wire)
     options = ReferenceOptions(
         args.cancel_grace, args.max_prompt_duration, args.hold_prompt_while_cancelling
     )

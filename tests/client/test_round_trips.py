@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from rxacp.client import AcpProtocolVersionException
-from rxacp.errors import AcpConnectionException, AcpProtocolException
+from rxacp.errors import AcpConnectionException, AcpProtocolException, AcpProtocolVersionException
 from rxacp.schema import (
     InitializeRequest,
     InitializeResponse,

@@ -157,8 +157,15 @@ class _Output:
         self.side.note(text)
 
     def error(self, text: str, exc: BaseException | None = None) -> None:
+        """One ``error:`` line (agent-supplied parts cannot break it); a spawned agent's stderr
+        tail, when the error carries one, follows indented, a line per stderr line."""
         self.text.end()
-        self.err.write(self.style("error: ", "red", "bold") + clean(text) + "\n")
+        tail = ""
+        if getattr(exc, "stderr_tail", None):
+            text, _, tail = text.partition("\n")
+        lines = [self.style("error: ", "red", "bold") + clean(text)]
+        lines += [f"  {clean(line)}" for line in tail.splitlines()]
+        self.err.write("".join(line + "\n" for line in lines))
         self.err.flush()
         if self.json is not None:
             code = exc.code if isinstance(exc, AcpProtocolException) else None

@@ -5,10 +5,12 @@ Colors are used only when the stream is a terminal and ``NO_COLOR`` is unset or 
 and are safe from several threads (updates arrive on the connection's loop thread).
 
 Everything an agent supplies (message text, tool and permission titles, option names, plan
-entries, error messages, its name) goes through :func:`clean` first: control characters other
-than newline and tab — ``ESC`` sequences that retitle or clear the terminal, ``BEL``, carriage
-returns that overwrite a line, C1 controls and bidirectional overrides — are shown escaped
-(``\\x1b``) instead of acting on the user's terminal.
+entries, error messages and data, its name and version) goes through :func:`clean` first:
+control characters other than tab — ``ESC`` sequences that retitle or clear the terminal,
+``BEL``, carriage returns that overwrite a line, C1 controls and bidirectional overrides — are
+shown escaped (``\\x1b``) instead of acting on the user's terminal. Newlines are escaped too
+(``\\n``), so an agent-supplied field cannot forge a line of rxacp's own output; only the
+streamed message and thought text keeps them (``clean(text, keep_newlines=True)``).
 
 This module is *not* responsible for talking to agents: it only formats what it is given.
 """
@@ -27,18 +29,30 @@ from ..schema import SessionNotification
 __all__ = ["JsonRenderer", "Style", "UpdateRenderer", "clean", "colors_enabled", "is_terminal"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_LINE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r"}
 
 
 def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def clean(text: Any) -> str:
-    """``text`` safe to print: control characters except ``\\n`` and ``\\t`` escaped (``\\r\\n``
-    becomes ``\\n``), so agent-supplied text cannot drive the terminal."""
+def clean(text: Any, *, keep_newlines: bool = False) -> str:
+    """``text`` safe to print on one line of rxacp's output: control characters (except tab),
+    newlines included, are escaped (``\\x1b``, ``\\n``), so agent-supplied text can neither
+    drive the terminal nor forge a line. ``keep_newlines=True`` (streamed message text) keeps
+    ``\\n`` (``\\r\\n`` becomes ``\\n``). The one sanitiser of the command line's output."""
     if not isinstance(text, str):
         text = str(text)
+    if not keep_newlines:
+        return _UNSAFE_IN_LINE.sub(_escape, text)
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return _UNSAFE.sub(_escape, text)
@@ -181,7 +195,7 @@ class UpdateRenderer:
 
     # -- parts ---------------------------------------------------------------------------
     def _chunk(self, kind: str, update: Any) -> None:
-        text = clean(_content_text(getattr(update, "content", None)))
+        text = clean(_content_text(getattr(update, "content", None)), keep_newlines=True)
         if kind == "agent_message_chunk":
             self.message_chunks += 1
             self.message_text += text

@@ -130,11 +130,13 @@ class UpdateRenderer:
     """Prints ``session/update``\\ s as they arrive: message text inline, the rest on own lines.
 
     ``out`` receives the agent's message text, ``side`` everything else (thoughts, tool calls,
-    plans, status, notes). They may be the same stream. Tool calls and plans start a new line;
-    status updates (session info, usage, commands, mode, config, notices) wait until the text
-    is at a line start (or the turn ends), so they never cut a word in half. When ``out`` and
-    ``side`` are different destinations (say stdout piped to a file), no line break is ever
-    inserted into ``out``: it holds exactly the agent's text plus a final newline.
+    plans, status, notes). They may be the same stream (a terminal, ``2>&1``). Side lines —
+    tool calls and their updates, plans, status updates (session info, usage, commands, mode,
+    config, notices) and :meth:`side_line` — wait while the text is mid-line and are shown
+    once it reaches a line start (or the turn ends), so they never cut a word in half; only
+    :meth:`note` (a question the user must answer, an error) ends the line at once. When
+    ``out`` and ``side`` are different destinations (say stdout piped to a file), no line
+    break is ever inserted into ``out``: it holds exactly the agent's text plus a final newline.
     """
 
     def __init__(
@@ -173,9 +175,9 @@ class UpdateRenderer:
                 if kind != "agent_thought_chunk" or self._show_thoughts:
                     self._chunk(kind, update)
             elif kind == "tool_call":
-                self._line(self._tool_call(update, new=True))
+                self._status(self._tool_call(update, new=True))
             elif kind == "tool_call_update":
-                self._line(self._tool_call(update, new=False))
+                self._status(self._tool_call(update, new=False))
             elif kind == "plan":
                 self._plan(update)
             elif kind in _STATUS_KINDS:
@@ -187,6 +189,12 @@ class UpdateRenderer:
         """A line of commentary on the side stream (ends any inline text first)."""
         with self._lock:
             self._line(text)
+
+    def side_line(self, text: str) -> None:
+        """A line on the side stream that waits, like a status line, until the text is at a
+        line start (e.g. the agent's stderr with ``--show-stderr``)."""
+        with self._lock:
+            self._status(text)
 
     def end(self) -> None:
         """End the current inline text with a newline, if any, and show deferred lines."""
@@ -212,12 +220,12 @@ class UpdateRenderer:
                 self._write(self._out, self._indent)
         if not text:
             return
-        if kind == "agent_thought_chunk":
-            self._write(self._side, self._style(text, "dim", "italic"))
+        if kind != "agent_message_chunk":
+            shown = self._style(text, "dim", "italic") if kind == "agent_thought_chunk" else text
+            self._write(self._side, shown)
             self._side_open = not text.endswith("\n")
-        elif kind == "user_message_chunk":
-            self._write(self._side, text)
-            self._side_open = not text.endswith("\n")
+            if not self._side_open and self._deferred:
+                self._flush_deferred()
         else:
             self._write(self._out, text.replace("\n", "\n" + self._indent))
             self._out_open = not text.endswith("\n")
@@ -247,10 +255,10 @@ class UpdateRenderer:
 
     def _plan(self, update: Any) -> None:
         marks = {"completed": ("✔", "green"), "in_progress": ("▶", "yellow")}
-        self._line(self._style("plan", "magenta", "bold"))
+        self._status(self._style("plan", "magenta", "bold"))
         for entry in getattr(update, "entries", None) or ():
             mark, color = marks.get(getattr(entry, "status", ""), ("○", "dim"))
-            self._line(f"  {self._style(mark, color)} {clean(getattr(entry, 'content', ''))}")
+            self._status(f"  {self._style(mark, color)} {clean(getattr(entry, 'content', ''))}")
 
     def _status(self, text: str) -> None:
         if self._mid_line():

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rxacp.cli import main
+from rxacp.cli.check_report import CheckResult, report_text
 from rxacp.cli.render import Style, UpdateRenderer, clean
 from rxacp.schema import SessionNotification
 
@@ -49,6 +50,13 @@ def test_clean_escapes_newlines_except_in_streamed_text() -> None:
     assert clean("a\nb\r\nc\u2028d") == "a\\nb\\r\\nc\\u2028d"
     assert clean("a\nb\r\nc", keep_newlines=True) == "a\nb\nc"
     assert clean("tab\tok") == "tab\tok"
+
+
+def test_a_check_detail_is_one_line_whatever_it_holds() -> None:
+    detail = f"agent said: ok\n  {FORGED}"
+    lines = report_text("agent", [CheckResult("initialize", "mandatory", "FAIL", "rule", detail)])
+    assert not [line for line in lines if line.lstrip().startswith(FORGED)], lines
+    assert f"agent said: ok\\n  {FORGED}" in "\n".join(lines)
 
 
 def test_newlines_in_agent_fields_cannot_forge_lines_in_check_output(rxacp_cli: Any) -> None:

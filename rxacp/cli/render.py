@@ -227,10 +227,17 @@ class UpdateRenderer:
             if not self._side_open and self._deferred:
                 self._flush_deferred()
         else:
+            cut = text.rfind("\n") + 1 if self._deferred else 0
+            if cut:  # the text reaches a line start: show the waiting side lines there
+                self._write(self._out, text[: cut - 1].replace("\n", "\n" + self._indent) + "\n")
+                self._out_open = False
+                self._flush_deferred()
+                text = text[cut:]
+                if not text:
+                    return
+                self._write(self._out, self._indent)
             self._write(self._out, text.replace("\n", "\n" + self._indent))
             self._out_open = not text.endswith("\n")
-            if not self._out_open and self._deferred:
-                self._flush_deferred()
 
     def _tool_call(self, update: Any, *, new: bool) -> str:
         call_id = clean(getattr(update, "tool_call_id", "?"))

@@ -46,7 +46,13 @@ from ..client import (
     LocalTerminals,
     WorkspaceFileSystem,
 )
-from ..errors import AcpErrorCodes, AcpException, AcpProtocolException, AcpRemoteException
+from ..errors import (
+    AcpErrorCodes,
+    AcpException,
+    AcpProtocolException,
+    AcpRemoteException,
+    AcpTimeoutException,
+)
 from ..schema import (
     NewSessionRequest,
     PromptRequest,
@@ -331,8 +337,10 @@ def run(
         show.error(_protocol_error_text(exc), exc)
         return EXIT_ERROR
     except AcpException as exc:
-        text = str(exc)
-        head, newline, tail = text.partition("\n")
+        head, newline, tail = str(exc).partition("\n")
+        if isinstance(exc, AcpTimeoutException):
+            flag = "--timeout" if exc.method == "session/prompt" else "--startup-timeout"
+            head += f" (raise it with {flag})"
         show.error(head + junk.summary() + newline + tail, exc)
         return EXIT_ERROR
     finally:

@@ -42,7 +42,7 @@ def junk_hint(text: str) -> str:
     at = text.find('{"jsonrpc"')
     if at > 0:
         return (
-            "a JSON-RPC message follows other text on this line: the agent printed "
-            f"{text[:at]!r} to stdout without a newline, so that message was lost"
+            f"a JSON-RPC message follows {text[:at]!r} on this line, so it was lost "
+            "(did the agent print that to stdout without a newline?)"
         )
     return ""

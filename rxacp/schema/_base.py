@@ -353,16 +353,7 @@ def validation_errors(
     ``too_many_errors`` says how many were left out (the list goes on the wire as ``data``).
     Lists stop at their first invalid item, so the count is per list item, not per item.
     """
-    errors: list[dict[str, Any]] = [
-        dict(err)
-        for err in exc.errors(include_url=False, include_context=False, include_input=False)
-    ]
-    unknown = _unknown_names()
-    kept = [e for e in errors if not any(p in unknown for p in e["loc"])] or errors
-    for err in kept:
-        err["loc"] = tuple(
-            p for p in err["loc"] if not (isinstance(p, str) and p.startswith("tagged-union["))
-        )
+    kept = _kept_errors(exc, include_input=False)
     if len(kept) > limit:
         left_out = len(kept) - limit
         kept = kept[:limit]
@@ -370,6 +361,39 @@ def validation_errors(
             {"type": "too_many_errors", "loc": (), "msg": f"{left_out} more error(s) not listed"}
         )
     return kept
+
+
+def _kept_errors(exc: ValidationError, *, include_input: bool) -> list[dict[str, Any]]:
+    errors: list[dict[str, Any]] = [
+        dict(err)
+        for err in exc.errors(include_url=False, include_context=False, include_input=include_input)
+    ]
+    unknown = _unknown_names()
+    kept = [e for e in errors if not any(p in unknown for p in e["loc"])] or errors
+    for err in kept:
+        err["loc"] = tuple(
+            p for p in err["loc"] if not (isinstance(p, str) and p.startswith("tagged-union["))
+        )
+    return kept
+
+
+def first_invalid(exc: ValidationError) -> str:
+    """The first problem of ``exc`` for a local message: the field path, what is wrong and
+    what was sent (a bounded prefix), e.g. ``protocolVersion: Input should be a valid integer
+    (sent 'one')``, plus how many more problems there are."""
+    from ..errors import peer_echo
+
+    kept = _kept_errors(exc, include_input=True)
+    if not kept:
+        return "invalid"
+    first = kept[0]
+    where = ".".join(str(p) for p in first["loc"]) or "the value"
+    text = f"{peer_echo(where, quote=False)}: {first['msg']}"
+    if "input" in first and first["type"] != "missing":
+        text += f" (sent {peer_echo(first['input'])})"
+    if len(kept) > 1:
+        text += f"; {len(kept) - 1} more problem(s)"
+    return text
 
 
 def _unknown_names() -> frozenset[str]:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent import AcpAgent, AcpAsyncAgent, AcpSyncAgent, PromptContext, SyncPromptContext
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AgentMessageChunk,
     CloseSessionRequest,
@@ -128,7 +128,7 @@ class ReferenceSessions:
             session = self._sessions.get(session_id)
         if session is None:
             raise AcpProtocolException.resource_not_found(
-                f"unknown session {session_id!r}; create one with session/new"
+                f"unknown session {peer_echo(session_id)}; create one with session/new"
             )
         return session
 
@@ -181,7 +181,7 @@ class ReferenceSessions:
         """``session/set_mode``: ``default`` or ``fast``."""
         if request.mode_id not in dict(MODES):
             raise AcpProtocolException.invalid_params(
-                f"unknown mode {request.mode_id!r}; available: {', '.join(dict(MODES))}"
+                f"unknown mode {peer_echo(request.mode_id)}; available: {', '.join(dict(MODES))}"
             )
         self._get(request.session_id).mode = request.mode_id
 

@@ -171,7 +171,7 @@ class AgentCore:
         )
         user = self.config.handlers.get("initialize")
         if user is not None:
-            return run_handler(self.session, user, request, blocking=self.blocking)
+            return run_handler(self.session, user, request, blocking=self.blocking, lane=req.method)
         return reactivex.of(self.default_initialize_response())
 
     def default_initialize_response(self) -> InitializeResponse:
@@ -212,7 +212,9 @@ class AgentCore:
         user = self.config.handlers["session/prompt"]
         if self.blocking:
             turn.start(
-                self.session.run_blocking(lambda: user(request, context), name=handler_name(user))
+                self.session.run_blocking(
+                    lambda: user(request, context), name=handler_name(user), lane=req.method
+                )
             )
             return
         try:

@@ -31,7 +31,13 @@ from ..session import AcpSession
 from ..session.adapters import check_ext_method, check_raw_method
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
-from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
+from .handlers import (
+    ClientHandlers,
+    KnownSessions,
+    PermissionTracker,
+    default_client_capabilities,
+    install,
+)
 
 __all__ = ["ClientBuilderBase", "install_handlers"]
 
@@ -272,7 +278,8 @@ class ClientBuilderBase(Generic[_Client]):
             executor=self._executor,
         )
         permissions = PermissionTracker()
-        install(session, self._handlers, permissions)
+        sessions = KnownSessions()
+        install(session, self._handlers, permissions, sessions)
         capabilities = self._client_capabilities
         if capabilities is None:
             capabilities = default_client_capabilities(self._handlers)
@@ -282,6 +289,7 @@ class ClientBuilderBase(Generic[_Client]):
             client_info=self._client_info,
             prompt_timeout=self._prompt_timeout,
             permissions=permissions,
+            sessions=sessions,
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,

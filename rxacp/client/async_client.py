@@ -54,7 +54,7 @@ from ._calls import (
 )
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
-from .handlers import PermissionTracker
+from .handlers import KnownSessions, PermissionTracker
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
 
@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 _DEFAULT: Any = object()
+_CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
+"""Calls whose answer names a new session (added to ``KnownSessions``)."""
 _log = logging.getLogger("rxacp.client")
 
 
@@ -89,6 +91,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         client_info: Any,
         prompt_timeout: Duration | None,
         permissions: PermissionTracker,
+        sessions: KnownSessions | None = None,
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
@@ -99,6 +102,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._client_info = client_info
         self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
         self._permissions = permissions
+        self._sessions = sessions
         self._session_closed_listeners = tuple(session_closed_listeners)
         self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
@@ -152,9 +156,63 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
         # one Observable: the gate runs at each subscription, before anything is sent
-        return self._session.send_request(
-            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+        sessions = self._sessions
+        if sessions is None or not (
+            method in _CREATING or getattr(params, "session_id", None) is not None
+        ):
+            return self._session.send_request(
+                method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+            )
+        return self._tracked(sessions, method, params, spec, kwargs)
+
+    def _tracked(
+        self,
+        sessions: KnownSessions,
+        method: str,
+        params: Any,
+        spec: m.MethodSpec,
+        kwargs: dict[str, Any],
+    ) -> AcpObservable[Any]:
+        """A call that names, creates or ends a session, kept in :class:`KnownSessions` (the
+        agent's requests for any other session are refused): ``session/new`` and
+        ``session/fork`` add the answered id (and accept any id while unanswered), any other
+        call naming a session (``session/load``, ``session/resume``, a prompt...) adds that
+        one when sent (``session/load`` and ``session/resume`` drop it if refused), and
+        ``session/close`` drops it once answered."""
+        named = str(getattr(params, "session_id", "") or "")
+        creates = method in _CREATING
+        sent = [False]
+
+        def before() -> None:
+            self._gate(spec, params)
+            sent[0] = True
+            if creates:
+                sessions.creating(+1)
+            elif method != m.SESSION_CLOSE:
+                sessions.add(named)
+
+        def settled() -> None:
+            if sent[0] and creates:
+                sent[0] = False
+                sessions.creating(-1)
+
+        def on_next(result: Any) -> None:
+            if creates:
+                sessions.add(str(getattr(result, "session_id", "")))
+            elif method == m.SESSION_CLOSE:
+                sessions.discard(named)
+
+        def on_error(_error: Exception) -> None:
+            if method in (m.SESSION_LOAD, m.SESSION_RESUME):
+                sessions.discard(named)
+
+        source = self._session.send_request(
+            method, params, spec.result_type, before=before, **kwargs
         )
+        tracked: AcpObservable[Any] = source.pipe(
+            ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
+        )
+        return tracked
 
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities

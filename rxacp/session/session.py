@@ -106,7 +106,9 @@ class AcpSession:
         self.stats = SessionStats()
         """Counters of skipped and refused input, and of producer waits."""
         read_gate = InboundGate(transport, max_queued_notifications, self.stats)
-        self._gate = OutboundGate(max_queued_writes, self.stats)
+        # a client's own writes never wait behind an agent that stopped reading (see
+        # OutboundGate); its handlers, and every producer of an agent, do
+        self._gate = OutboundGate(max_queued_writes, self.stats, hold_producers=role != "client")
         self._runner: LoopRunner = GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
         if transport.batches_writes:  # one write per batch of hand-offs (measured)
             self._runner.batch_hooks = (transport.cork, transport.uncork)
@@ -145,7 +147,15 @@ class AcpSession:
             gate=read_gate,
         )
         self._in_flight = InFlightRequests(
-            self, self._conn, self._runner, self._wire.send, self._wire.write, role=role
+            self,
+            self._conn,
+            self._runner,
+            self._wire.send,
+            self._wire.write,
+            role=role,
+            outbound=self._gate,
+            inbound=read_gate,
+            max_per_method=max_workers,
         )
         self._wire.route(self._pending, self._inbox, self._in_flight)
         self._life = Lifecycle(
@@ -327,7 +337,9 @@ class AcpSession:
         else:
             self._runner.call_later(lambda: self._wire.notify(method, params))
 
-    def run_blocking(self, fn: Callable[[], _T], *, name: str | None = None) -> AcpObservable[_T]:
+    def run_blocking(
+        self, fn: Callable[[], _T], *, name: str | None = None, lane: str | None = None
+    ) -> AcpObservable[_T]:
         """A cold Observable that runs ``fn`` on the worker pool and emits its result.
 
         ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. When ``fn`` returns an
@@ -337,5 +349,13 @@ class AcpSession:
         disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
         (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
         the next one.
+
+        ``lane`` (the engine's request handlers pass their method name) runs ``fn`` in a lane
+        of the pool with ``max_workers`` threads of its own, so work of one kind never waits
+        behind another kind that holds every worker (``docs/reliability.md``). While the
+        transport's write buffer is over its high-water mark (the peer is not reading), ``fn``
+        waits on its worker before it starts.
         """
-        return run_blocking(self._workers, self.loop, fn, name=name)
+        return run_blocking(
+            self._workers, self.loop, fn, name=name, lane=lane, hold=self._gate.wait_open
+        )

@@ -204,8 +204,10 @@ class Wire:
         self._gate.pause()
 
     def on_write_resumed(self) -> None:
-        """The transport's write buffer drained below its low-water mark."""
+        """The transport's write buffer drained below its low-water mark: producers go on,
+        and the requests held meanwhile reach their handlers."""
         self._gate.resume()
+        self._in_flight.release_held()
 
     def on_closed(self, info: TransportClosed) -> None:
         """The incoming stream ended."""

@@ -271,6 +271,7 @@ def test_agent_cancel_request_disposes_the_client_handler_and_answers_request_ca
     client = builder.build()
     rig.on_close(client.close)
     client.initialize().run()
+    client.new_session({"cwd": "/tmp", "mcpServers": []}).run()  # the agent asks in it
     subscription = rig.agent.session.send_request(method, params).subscribe()
     assert asked.wait(3)
     subscription.dispose()  # the agent's engine sends $/cancel_request
@@ -292,6 +293,7 @@ def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig
     client = rig.async_builder().read_text_file_handler(read).build()
     rig.on_close(client.close)
     client.initialize().run()
+    client.new_session({"cwd": "/tmp", "mcpServers": []}).run()  # the agent asks in it
     answer = rig.agent.session.send_request(
         m.FS_READ_TEXT_FILE, {"sessionId": SID, "path": "/tmp/x"}
     )

@@ -7,6 +7,7 @@ This module is *not* responsible for the app itself (``_app``); any ASGI server 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 from types import TracebackType
@@ -25,6 +26,7 @@ def _config(app: Any, sock_host: str, port: int, **options: Any) -> Any:
     options.setdefault("log_level", "warning")
     options.setdefault("lifespan", "on")
     options.setdefault("ws", "websockets-sansio")
+    options.setdefault("timeout_graceful_shutdown", 5)  # SSE streams never end by themselves
     return uvicorn.Config(app, host=sock_host, port=port, **options)
 
 
@@ -48,6 +50,7 @@ class UvicornThread:
         self.port: int = self._sock.getsockname()[1]
         self._server = __import__("uvicorn").Server(_config(app, host, self.port, **options))
         self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def url(self) -> str:
@@ -72,10 +75,19 @@ class UvicornThread:
         return self
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve(sockets=[self._sock]))
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        await self._server.serve(sockets=[self._sock])
 
     def close(self, timeout: float = 15.0) -> None:
-        """Stop serving (idempotent), waiting at most ``timeout`` seconds."""
+        """Stop serving (idempotent), waiting at most ``timeout`` seconds: the app's
+        connections are ended first (``aclose()``), so open streams do not hold the shutdown."""
+        loop, closer = self._loop, getattr(self.app, "aclose", None)
+        if loop is not None and callable(closer) and self._thread is not None:
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(closer(), loop).result(timeout)
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)

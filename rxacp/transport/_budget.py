@@ -16,8 +16,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-__all__ = ["DEFAULT_BUDGET_BYTES", "ByteBudget"]
+__all__ = [
+    "DEFAULT_BUDGET_BYTES",
+    "ByteBudget",
+    "Reserved",
+    "release_dropped",
+    "reserve_unless",
+]
 
 DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024
 """Default server-wide budget of incoming bytes being parsed (64 MiB)."""
@@ -84,3 +92,43 @@ class ByteBudget:
 def _wake(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+class Reserved:
+    """An incoming frame holding ``size`` bytes of ``budget`` until :meth:`release` (called
+    once the agent's engine took the frame, or when the frame is dropped undelivered)."""
+
+    __slots__ = ("_budget", "frame", "size")
+
+    def __init__(self, frame: Any, size: int, budget: ByteBudget) -> None:
+        self.frame, self.size, self._budget = frame, size, budget
+
+    def release(self) -> None:
+        """Give the bytes back (idempotent)."""
+        size, self.size = self.size, 0
+        if size:
+            self._budget.release(size)
+
+
+def release_dropped(item: Any) -> None:
+    """``ReceiverInbox`` ``on_drop``: release a dropped :class:`Reserved` frame's bytes."""
+    if isinstance(item, Reserved):
+        item.release()
+
+
+async def reserve_unless(budget: ByteBudget, size: int, stop: Callable[[], Awaitable[Any]]) -> bool:
+    """Reserve ``size`` bytes of ``budget``, waiting, unless ``stop()`` completes first (e.g. the
+    connection closed): True when reserved, False (nothing reserved) when stopped."""
+    if budget.try_reserve(size):
+        return True
+    reserving = asyncio.ensure_future(budget.reserve(size))
+    stopping = asyncio.ensure_future(stop())
+    try:
+        await asyncio.wait({reserving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not reserving.done():
+            reserving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reserving
+    return not reserving.cancelled()

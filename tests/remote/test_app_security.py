@@ -81,6 +81,7 @@ def test_a_post_is_503_while_the_server_wide_parse_budget_is_used_up(
     app = reference_app(budget_bytes=4096)
     with UvicornThread(app) as server:
         conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)  # initialize was parsed
         assert app.budget.try_reserve(4096)  # others' messages are being parsed
         busy = conn.post(rpc("session/new", 1, cwd="/tmp", mcpServers=[]))
         assert busy.status_code == 503

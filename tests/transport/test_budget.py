@@ -66,3 +66,69 @@ def test_a_cancelled_wait_reserves_nothing() -> None:
 def test_a_budget_that_is_not_a_positive_int_is_refused(limit: object) -> None:
     with pytest.raises(ValueError, match="byte budget"):
         ByteBudget(limit)  # type: ignore[arg-type]
+
+
+def test_frames_dropped_undelivered_at_the_end_give_their_bytes_back() -> None:
+    from rxacp.transport._budget import Reserved, release_dropped
+    from rxacp.transport._handoff import ReceiverInbox
+    from rxacp.transport.base import TransportClosed
+
+    budget = ByteBudget(100)
+    delivered: list[object] = []
+
+    class Receiver:
+        def on_frame(self, frame: object) -> None:
+            delivered.append(frame)
+
+        def on_frame_too_large(self, size: int) -> None: ...
+        def on_closed(self, info: TransportClosed) -> None: ...
+        def on_write_paused(self) -> None: ...
+        def on_write_resumed(self) -> None: ...
+
+    def on_item(receiver: object, item: object) -> None:
+        assert isinstance(item, Reserved)
+        item.release()
+
+    async def scenario() -> None:
+        inbox = ReceiverInbox(on_item, name="test", on_drop=release_dropped)
+        inbox.attach(asyncio.get_running_loop(), Receiver())
+        for _ in range(3):
+            assert budget.try_reserve(30)
+            inbox.push(Reserved(b"{}", 30, budget))
+        inbox.end(TransportClosed("closed"))  # before the drain ran: all three dropped
+        assert budget.try_reserve(10)
+        inbox.push(Reserved(b"{}", 10, budget))  # after the end: dropped at once
+        await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert budget.in_use == 0
+
+
+def test_a_websocket_server_connection_waits_unread_while_the_budget_is_used_up() -> None:
+    import threading
+
+    from rxacp.client import AcpClient
+    from rxacp.schema import NewSessionRequest
+    from rxacp.transport.websocket import WebSocketAcpClientTransport
+    from tests.polling import wait_until
+    from tests.websocket.conftest import reference_server
+
+    server = reference_server("sync", budget_bytes=1 << 20)
+    try:
+        with AcpClient.sync(WebSocketAcpClientTransport(server.url)).build() as client:
+            client.initialize()
+            assert wait_until(lambda: server.budget.in_use == 0)  # initialize was parsed
+            assert server.budget.try_reserve(1 << 20)  # other connections' messages
+            answered = threading.Event()
+
+            def ask() -> None:
+                client.new_session(NewSessionRequest.of("/tmp"))
+                answered.set()
+
+            threading.Thread(target=ask, daemon=True).start()
+            assert not answered.wait(0.3)  # held: its message is not handed to the agent
+            server.budget.release(1 << 20)
+            assert answered.wait(10)
+            assert wait_until(lambda: server.budget.in_use == 0)
+    finally:
+        server.close()

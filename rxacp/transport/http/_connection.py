@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rxacp import jsonrpc
-from rxacp.transport._budget import ByteBudget
+from rxacp.transport._budget import ByteBudget, Reserved, release_dropped
 from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 from rxacp.transport.framing import call_safely
@@ -120,7 +120,7 @@ class HttpAcpAgentTransport(AcpTransport):
         self._budget = budget
         self._max_unread = max_unread
         self._on_agent_closed = on_agent_closed
-        self._inbox = ReceiverInbox(self._deliver, name="HTTP")
+        self._inbox = ReceiverInbox(self._deliver, name="HTTP", on_drop=release_dropped)
         self._rx_loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._out: list[tuple[bool, str | None, str | None, str | None, bytes]] = []
@@ -152,12 +152,13 @@ class HttpAcpAgentTransport(AcpTransport):
     def _deliver(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
         if isinstance(item, _End):
             return item.info
-        frame, reserved, budget = item
-        try:
-            call_safely(receiver.on_frame, frame)
-        finally:
-            if reserved:
-                budget.release(reserved)
+        if isinstance(item, Reserved):
+            try:
+                call_safely(receiver.on_frame, item.frame)
+            finally:
+                item.release()
+        else:
+            call_safely(receiver.on_frame, item)
         return None
 
     def send(self, frame: Frame) -> None:
@@ -231,7 +232,7 @@ class HttpAcpAgentTransport(AcpTransport):
             if reserved:
                 self._budget.release(reserved)
             return
-        self._inbox.push((message, reserved, self._budget), self._app_loop)
+        self._inbox.push(Reserved(message, reserved, self._budget), self._app_loop)
 
     def stream_for(self, session_id: str | None) -> MessageStream:
         """The connection-scoped stream, or the one of ``session_id`` (made if new)."""

@@ -75,10 +75,10 @@ def test_a_connection_id_only_works_with_the_credentials_that_opened_it(
         assert conn.post(new).status_code == 202  # alice's own credentials
 
 
-def test_a_post_is_503_while_the_server_wide_parse_budget_is_used_up(
+def test_a_post_waits_then_is_503_while_the_server_wide_parse_budget_is_used_up(
     http: httpx.Client,
 ) -> None:
-    app = reference_app(budget_bytes=4096)
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
     with UvicornThread(app) as server:
         conn = Connection(http, server.url)
         assert wait_until(lambda: app.budget.in_use == 0)  # initialize was parsed
@@ -125,3 +125,26 @@ def test_activity_keeps_a_connection_open_past_the_idle_timeout(http: httpx.Clie
         assert app.connection_count == 1
         clock.advance_by(11.0)
         assert wait_until(lambda: app.connection_count == 0)
+
+
+def test_a_post_waiting_for_the_budget_proceeds_when_it_frees_up(http: httpx.Client) -> None:
+    import threading
+
+    app = reference_app(budget_bytes=4096, budget_wait=30)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)
+        assert app.budget.try_reserve(4096)
+        statuses: list[int] = []
+        posted = threading.Thread(
+            target=lambda: statuses.append(
+                conn.post(rpc("session/new", 1, cwd="/tmp", mcpServers=[])).status_code
+            )
+        )
+        posted.start()
+        posted.join(0.3)
+        assert statuses == []  # held while the budget is used up
+        app.budget.release(4096)
+        posted.join(10)
+        assert statuses == [202]
+        assert conn.stream.next()["id"] == 1

@@ -83,10 +83,11 @@ class AcpAsgiApp:
     ``authenticate(headers)`` is the general hook (return a principal, or ``None``/raise to
     refuse) — checked before ``initialize`` and on every later request, which must resolve to
     the same principal as the connection's first (else ``404``). Bodies over
-    ``max_message_size`` get ``413``; when the server-wide ``budget_bytes`` of bytes being read
-    and parsed is used up, ``503`` with ``Retry-After``; more than ``max_connections``,
-    ``503``. A connection without a request or a message either way for ``idle_timeout``
-    seconds is closed (its streams end; ``None``/``0``: off). SSE streams carry a keepalive
+    ``max_message_size`` get ``413``; a body that does not fit in the server-wide
+    ``budget_bytes`` of bytes being read and parsed waits (unread) up to ``budget_wait``
+    seconds, then gets ``503`` with ``Retry-After``; more than ``max_connections``: ``503``.
+    A connection without a request or a message either way for ``idle_timeout`` seconds is
+    closed (its streams end; ``None``/``0``: off). SSE streams carry a keepalive
     comment every ``keepalive_interval`` seconds.
     """
 
@@ -100,6 +101,7 @@ class AcpAsgiApp:
         authenticate: Callable[[Mapping[str, str]], Any] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        budget_wait: float = 5.0,
         max_connections: int | None = 100,
         idle_timeout: float | None = 3600.0,
         initialize_timeout: float = 30.0,
@@ -136,6 +138,7 @@ class AcpAsgiApp:
         self._access: Access = make_access(allowed_origins, token, authenticate)
         self.max_message_size = max_message_size
         self.budget = ByteBudget(budget_bytes)
+        self._budget_wait = float(budget_wait)
         self.max_connections = max_connections
         self._idle = float(idle_timeout) if idle_timeout else None
         self._init_timeout = float(initialize_timeout)
@@ -241,12 +244,7 @@ class AcpAsgiApp:
                         raise _Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
                     want = self.budget.clamp(size) - reserved
                     if want > 0:
-                        if not self.budget.try_reserve(want):
-                            raise _Refused(
-                                503,
-                                "the server is busy parsing other messages; retry",
-                                [("retry-after", "1")],
-                            )
+                        await self._reserve(want)
                         reserved += want
                     chunks.append(chunk)
                 if not message.get("more_body", False):
@@ -254,6 +252,18 @@ class AcpAsgiApp:
         except BaseException:
             self.budget.release(reserved)
             raise
+
+    async def _reserve(self, size: int) -> None:
+        """Take ``size`` budget bytes, waiting at most ``budget_wait`` seconds (the body is not
+        read meanwhile), else ``503``."""
+        if self.budget.try_reserve(size):
+            return
+        try:
+            await asyncio.wait_for(self.budget.reserve(size), self._budget_wait)
+        except TimeoutError:
+            raise _Refused(
+                503, "the server is busy parsing other messages; retry", [("retry-after", "1")]
+            ) from None
 
     async def _post(
         self, headers: Mapping[str, str], principal: Any, receive: Receive, send: Send

@@ -46,6 +46,7 @@ EXPECTED: dict[str, set[str]] = {
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
         "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelReason", "CancelRequestHook",
+        "Completion",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
         "SessionStats", "as_acp_observable",
     },

@@ -68,11 +68,11 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         self,
         delegate: AcpAsyncClient,
         *,
-        request_timeout: float | None,
+        request_timeout: Duration | None,
         consumer_thread: ConsumerThread | None = None,
     ) -> None:
         self._async = delegate
-        self._request_timeout = request_timeout
+        self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._consumers = consumer_thread
         self._wait: Waiter = _DEFAULT_WAIT
 

@@ -29,6 +29,7 @@ from typing import Any
 from reactivex import abc
 from reactivex.disposable import Disposable
 
+from .._durations import Duration, to_seconds
 from .observable import AcpObservable
 
 __all__ = ["Completion"]
@@ -142,10 +143,11 @@ class Completion(AcpObservable[None]):
         with self._lock:
             return self._error
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the step finished (``timeout`` seconds at most); True if it has. Does
-        not raise the step's error (:meth:`block` does)."""
-        return self._event.wait(timeout)
+    def wait(self, timeout: Duration | None = None) -> bool:
+        """Block until the step finished (at most ``timeout``: a ``timedelta`` or seconds,
+        ``None`` as long as it takes); True if it has. Does not raise the step's error
+        (:meth:`block` does)."""
+        return self._event.wait(to_seconds(timeout, name="timeout"))
 
     def complete(self) -> None:
         """Settle as done (the first settle wins)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Self, TypeVar
 
 import reactivex
 
-from rxacp._durations import Duration, to_seconds
+from rxacp._durations import Duration, to_seconds, wait_seconds
 from rxacp.session import Completion, IncomingRequest
 from rxacp.transport.base import AcpTransport
 
@@ -168,9 +168,10 @@ class MockBuilder(Generic[_M]):
         """Timeout of the mock's own requests to its peer (default 5 s)."""
         return self._option("request_timeout", timeout)
 
-    def timeout(self, seconds: float) -> Self:
-        """Bound of the mock's own waits (``expect_*``; default 5 s)."""
-        return self._option("timeout", seconds)
+    def timeout(self, seconds: Duration) -> Self:
+        """Bound of the mock's own waits (``expect_*``, ``prompt``; a ``timedelta`` or
+        seconds; default 5 s)."""
+        return self._option("timeout", wait_seconds(seconds, default=5.0))
 
     def _create(self) -> _M:
         raise NotImplementedError

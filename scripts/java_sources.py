@@ -35,7 +35,7 @@ IGNORED = {
     "List", "Map", "Mono", "Object", "Optional", "Runnable", "String", "Supplier", "Throwable",
     "TypeRef", "Void", "boolean", "int", "new", "try", "var", "null", "true", "false", "of",
     "ofSeconds", "ofMinutes", "IllegalStateException", "RuntimeException", "Exception", "builder",
-    "build", "block", "toFuture", "subscribe", "Builder",
+    "build", "block", "toFuture", "subscribe", "Builder", "getX", "isX",
 }  # fmt: skip
 """Java and Reactor names every Java program has; they say nothing about the SDK's API."""
 

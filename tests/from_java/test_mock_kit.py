@@ -1,47 +1,47 @@
 """``MockAcpClientTest`` (4 tests) and ``MockAcpAgentTest`` (3 tests) of the Java SDK's test kit
-(``acp-test``, 0.16.0-SNAPSHOT) ported line by line, over the in-memory pair as in Java. Java
+(``acp-test``, 0.16.0-SNAPSHOT) ported line by line: the mock client's tests in memory (as in
+Java) and over stdio, the agent halves in ``kit_agents.py``; the mock agent's in memory. Java
 lines are in comments above their port; where the port must differ, the comment says why.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import Any
 
 import pytest
-import reactivex
-from reactivex import operators as ops
 
-from rxacp import AcpAgent, AcpAsyncAgent, AcpClient
+from rxacp import AcpClient
 from rxacp.schema import (
-    AgentCapabilities,
     AgentMessageChunk,
     CancelNotification,
     ClientCapabilities,
     InitializeRequest,
-    InitializeResponse,
     NewSessionRequest,
     NewSessionResponse,
-    PermissionOption,
-    PermissionOptionKind,
     PermissionSelected,
     PromptRequest,
-    PromptResponse,
-    ReadTextFileRequest,
-    RequestPermissionRequest,
     RequestPermissionResponse,
-    StopReason,
     TextContent,
-    ToolCallStatus,
-    ToolCallUpdate,
-    ToolKind,
 )
 from rxacp.testing import InMemoryTransportPair, MockAcpAgent, MockAcpClient
+from rxacp.transport import AcpTransport
+
+from .conftest import stdio_transport
+from .kit_agents import AGENTS
 
 pytestmark = pytest.mark.timeout(60)
 
 TIMEOUT = timedelta(seconds=5)  # private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+
+@pytest.fixture(params=["memory", "stdio"])
+def over(request: pytest.FixtureRequest) -> str:
+    """MockAcpClientTest runs over both (the agent half in ``kit_agents.py``). MockAcpAgentTest
+    runs in memory only, as in Java: the mock agent it inspects lives in the test process, and
+    its start waits for a client, which the Java order creates after it."""
+    return str(request.param)
 
 
 @pytest.fixture
@@ -54,176 +54,98 @@ def pair() -> Iterator[InMemoryTransportPair]:
         pair.close_gracefully().block(TIMEOUT)  # finally { pair.closeGracefully().block(TIMEOUT); }
 
 
-def _async_agent(pair: InMemoryTransportPair, session_id: str, prompt: Any) -> AcpAsyncAgent:
-    # AcpAsyncAgent agent = AcpAgent.async(pair.agentTransport())
-    #     .initializeHandler(request -> Mono
-    #         .just(new AcpSchema.InitializeResponse(1, new AcpSchema.AgentCapabilities(),
-    #             List.of())))
-    #     .newSessionHandler(request -> Mono.just(
-    #         new AcpSchema.NewSessionResponse("...", null, null)))
-    #     .promptHandler(...)
-    #     .build();
-    return (
-        AcpAgent.async_(pair.agent_transport)
-        .initialize_handler(
-            lambda request: reactivex.just(
-                InitializeResponse(
-                    protocol_version=1, agent_capabilities=AgentCapabilities(), auth_methods=[]
-                )
-            )
-        )
-        .new_session_handler(
-            lambda request: reactivex.just(NewSessionResponse(session_id=session_id))
-        )
-        .prompt_handler(prompt)
-        .build()
-    )
+@contextlib.contextmanager
+def _agent(over: str, pair: InMemoryTransportPair, name: str) -> Iterator[AcpTransport]:
+    """The client transport to the agent ``name`` of ``kit_agents.py``: built on the pair's
+    agent end and started (``agent.start().subscribe()``), or served over stdio."""
+    if over == "stdio":
+        yield stdio_transport("tests.from_java.kit_agents", name)
+        return
+    agent = AGENTS[name](pair.agent_transport)
+    agent.start().subscribe()  # agent.start().subscribe();  (no Thread.sleep(100) needed)
+    try:
+        yield pair.client_transport
+    finally:
+        agent.close_gracefully().block(TIMEOUT)  # agent.closeGracefully().block(TIMEOUT);
 
 
 # ------------------------------------------------------------------------- MockAcpClientTest
-def test_default_mock_client_initializes_and_creates_session(pair: InMemoryTransportPair) -> None:
-    agent = _async_agent(
-        pair,
-        "test-session",
-        # (request, updater) -> Mono.just(
-        #     new AcpSchema.PromptResponse(AcpSchema.StopReason.END_TURN))
-        lambda request, updater: reactivex.just(PromptResponse(stop_reason=StopReason.END_TURN)),
-    )
-    agent.start().subscribe()  # agent.start().subscribe();  (no Thread.sleep(100) needed)
-    # MockAcpClient mockClient = MockAcpClient.createDefault(pair.clientTransport());
-    mock_client = MockAcpClient.create_default(pair.client_transport)
-    # AcpSchema.InitializeResponse initResponse = mockClient.initialize();
-    init_response = mock_client.initialize()
-    assert init_response is not None
-    assert init_response.protocol_version == 1  # initResponse.protocolVersion()
-    # AcpSchema.NewSessionResponse sessionResponse = mockClient.newSession("/workspace");
-    # -- rxacp's new_session returns the session id itself, not the NewSessionResponse
-    session_id = mock_client.new_session("/workspace")
-    assert session_id == "test-session"
-    assert mock_client.get_current_session_id() == "test-session"
-    mock_client.close_gracefully()  # mockClient.closeGracefully();
-    agent.close_gracefully().block(TIMEOUT)  # agent.closeGracefully().block(TIMEOUT);
+def test_default_mock_client_initializes_and_creates_session(
+    over: str, pair: InMemoryTransportPair
+) -> None:
+    with _agent(over, pair, "end_turn") as client_transport:
+        # MockAcpClient mockClient = MockAcpClient.createDefault(pair.clientTransport());
+        mock_client = MockAcpClient.create_default(client_transport)
+        # AcpSchema.InitializeResponse initResponse = mockClient.initialize();
+        init_response = mock_client.initialize()
+        assert init_response is not None
+        assert init_response.protocol_version == 1  # initResponse.protocolVersion()
+        # AcpSchema.NewSessionResponse sessionResponse = mockClient.newSession("/workspace");
+        # -- rxacp's new_session returns the session id itself, not the NewSessionResponse
+        session_id = mock_client.new_session("/workspace")
+        assert session_id == "test-session"
+        assert mock_client.get_current_session_id() == "test-session"
+        mock_client.close_gracefully()  # mockClient.closeGracefully();
 
 
-def test_mock_client_receives_session_updates(pair: InMemoryTransportPair) -> None:
-    # .promptHandler((request, updater) -> updater.sendUpdate("update-session",
-    #         new AcpSchema.AgentMessageChunk("agent_message_chunk",
-    #             new AcpSchema.TextContent("Processing...")))
-    #     .then(Mono.just(new AcpSchema.PromptResponse(AcpSchema.StopReason.END_TURN))))
-    # -- send_update is fire-and-forget (returns None, takes the update or a whole notification)
-    def prompt(request: PromptRequest, updater: Any) -> Any:
-        updater.send_update(AgentMessageChunk(content=TextContent(text="Processing...")))
-        return reactivex.just(PromptResponse(stop_reason=StopReason.END_TURN))
-
-    agent = _async_agent(pair, "update-session", prompt)
-    agent.start().subscribe()
-    mock_client = MockAcpClient.create_default(pair.client_transport)
-    mock_client.initialize()
-    mock_client.new_session("/workspace")
-    # mockClient.expectUpdates(1);  -- rxacp's expect_updates(n) *is* the wait: called here, before
-    # the prompt, it would wait for an update nobody sends yet; it moves to awaitUpdates' place
-    # mockClient.prompt("update-session", "Do something");  -- (text, session_id=...) in rxacp
-    mock_client.prompt("Do something", session_id="update-session")
-    # assertThat(mockClient.awaitUpdates(TIMEOUT)).isTrue();
-    assert len(mock_client.expect_updates(1, TIMEOUT)) == 1
-    assert len(mock_client.get_received_updates()) == 1
-    # assertThat(mockClient.getReceivedUpdates().get(0).update())
-    #     .isInstanceOf(AgentMessageChunk.class);
-    assert isinstance(mock_client.get_received_updates()[0].update, AgentMessageChunk)
-    mock_client.close_gracefully()
-    agent.close_gracefully().block(TIMEOUT)
+def test_mock_client_receives_session_updates(over: str, pair: InMemoryTransportPair) -> None:
+    with _agent(over, pair, "one_update") as client_transport:
+        mock_client = MockAcpClient.create_default(client_transport)
+        mock_client.initialize()
+        mock_client.new_session("/workspace")
+        # mockClient.expectUpdates(1);  -- rxacp's expect_updates(n) *is* the wait: called here,
+        # before the prompt, it would wait for an update nobody sends yet; it moves to
+        # awaitUpdates' place
+        # mockClient.prompt("update-session", "Do something");  -- (text, session_id=...)
+        mock_client.prompt("Do something", session_id="update-session")
+        # assertThat(mockClient.awaitUpdates(TIMEOUT)).isTrue();
+        assert len(mock_client.expect_updates(1, TIMEOUT)) == 1
+        assert len(mock_client.get_received_updates()) == 1
+        # assertThat(mockClient.getReceivedUpdates().get(0).update())
+        #     .isInstanceOf(AgentMessageChunk.class);
+        assert isinstance(mock_client.get_received_updates()[0].update, AgentMessageChunk)
+        mock_client.close_gracefully()
 
 
-def test_mock_client_handles_permission_requests(pair: InMemoryTransportPair) -> None:
-    agent_ref: list[AcpAsyncAgent] = []  # AtomicReference<AcpAsyncAgent> agentRef
-
-    def prompt(request: PromptRequest, updater: Any) -> Any:
-        # AcpSchema.ToolCallUpdate toolCall = new AcpSchema.ToolCallUpdate("tool-1", "Edit File",
-        #     AcpSchema.ToolKind.EDIT, AcpSchema.ToolCallStatus.PENDING, null, null, null, null);
-        tool_call = ToolCallUpdate(
-            tool_call_id="tool-1",
-            title="Edit File",
-            kind=ToolKind.EDIT,
-            status=ToolCallStatus.PENDING,
-        )
-        # List<AcpSchema.PermissionOption> options = List.of(new AcpSchema.PermissionOption(
-        #     "allow", "Allow", AcpSchema.PermissionOptionKind.ALLOW_ONCE));
-        options = [
-            PermissionOption(option_id="allow", name="Allow", kind=PermissionOptionKind.ALLOW_ONCE)
-        ]
-        # return agentRef.get().requestPermission(new AcpSchema.RequestPermissionRequest(
-        #         "perm-session", toolCall, options))
-        #     .then(Mono.just(new AcpSchema.PromptResponse(AcpSchema.StopReason.END_TURN)));
-        return (
-            agent_ref[0]
-            .request_permission(
-                RequestPermissionRequest(
-                    session_id="perm-session", tool_call=tool_call, options=options
+def test_mock_client_handles_permission_requests(over: str, pair: InMemoryTransportPair) -> None:
+    with _agent(over, pair, "permission") as client_transport:
+        # MockAcpClient mockClient = MockAcpClient.builder(pair.clientTransport())
+        #     .permissionResponse(request -> new AcpSchema.RequestPermissionResponse(
+        #         new AcpSchema.PermissionSelected("allow")))
+        #     .build();
+        mock_client = (
+            MockAcpClient.builder(client_transport)
+            .permission_response(
+                lambda request: RequestPermissionResponse(
+                    outcome=PermissionSelected(option_id="allow")
                 )
             )
-            .pipe(
-                ops.ignore_elements(),  # .then(next): ignore_elements + concat
-                ops.concat(reactivex.just(PromptResponse(stop_reason=StopReason.END_TURN))),
-            )
+            .build()
         )
+        mock_client.initialize()
+        mock_client.new_session("/workspace")
+        mock_client.prompt("Need permission", session_id="perm-session")
+        assert len(mock_client.get_received_permission_requests()) == 1
+        # ...getReceivedPermissionRequests().get(0).toolCall().title()).isEqualTo("Edit File");
+        assert mock_client.get_received_permission_requests()[0].tool_call.title == "Edit File"
+        mock_client.close_gracefully()
 
-    agent = _async_agent(pair, "perm-session", prompt)
-    agent_ref.append(agent)  # agentRef.set(agent);
-    agent.start().subscribe()
-    # MockAcpClient mockClient = MockAcpClient.builder(pair.clientTransport())
-    #     .permissionResponse(request -> new AcpSchema.RequestPermissionResponse(
-    #         new AcpSchema.PermissionSelected("allow")))
-    #     .build();
-    mock_client = (
-        MockAcpClient.builder(pair.client_transport)
-        .permission_response(
-            lambda request: RequestPermissionResponse(outcome=PermissionSelected(option_id="allow"))
+
+def test_mock_client_handles_file_read_requests(over: str, pair: InMemoryTransportPair) -> None:
+    with _agent(over, pair, "file_read") as client_transport:
+        # MockAcpClient mockClient = MockAcpClient.builder(pair.clientTransport())
+        #     .fileContent("/src/Main.java", "public class Main {}").build();
+        mock_client = (
+            MockAcpClient.builder(client_transport)
+            .file_content("/src/Main.java", "public class Main {}")
+            .build()
         )
-        .build()
-    )
-    mock_client.initialize()
-    mock_client.new_session("/workspace")
-    mock_client.prompt("Need permission", session_id="perm-session")
-    assert len(mock_client.get_received_permission_requests()) == 1
-    # ...getReceivedPermissionRequests().get(0).toolCall().title()).isEqualTo("Edit File");
-    assert mock_client.get_received_permission_requests()[0].tool_call.title == "Edit File"
-    mock_client.close_gracefully()
-    agent.close_gracefully().block(TIMEOUT)
-
-
-def test_mock_client_handles_file_read_requests(pair: InMemoryTransportPair) -> None:
-    agent_ref: list[AcpAsyncAgent] = []
-
-    def prompt(request: PromptRequest, updater: Any) -> Any:
-        # return agentRef.get().readTextFile(new AcpSchema.ReadTextFileRequest("file-session",
-        #         "/src/Main.java", null, null))
-        #     .then(Mono.just(new AcpSchema.PromptResponse(AcpSchema.StopReason.END_TURN)));
-        return (
-            agent_ref[0]
-            .read_text_file(ReadTextFileRequest(session_id="file-session", path="/src/Main.java"))
-            .pipe(
-                ops.ignore_elements(),
-                ops.concat(reactivex.just(PromptResponse(stop_reason=StopReason.END_TURN))),
-            )
-        )
-
-    agent = _async_agent(pair, "file-session", prompt)
-    agent_ref.append(agent)
-    agent.start().subscribe()
-    # MockAcpClient mockClient = MockAcpClient.builder(pair.clientTransport())
-    #     .fileContent("/src/Main.java", "public class Main {}").build();
-    mock_client = (
-        MockAcpClient.builder(pair.client_transport)
-        .file_content("/src/Main.java", "public class Main {}")
-        .build()
-    )
-    mock_client.initialize()
-    mock_client.new_session("/workspace")
-    mock_client.prompt("Read file", session_id="file-session")
-    assert len(mock_client.get_received_file_read_requests()) == 1
-    assert mock_client.get_received_file_read_requests()[0].path == "/src/Main.java"
-    mock_client.close_gracefully()
-    agent.close_gracefully().block(TIMEOUT)
+        mock_client.initialize()
+        mock_client.new_session("/workspace")
+        mock_client.prompt("Read file", session_id="file-session")
+        assert len(mock_client.get_received_file_read_requests()) == 1
+        assert mock_client.get_received_file_read_requests()[0].path == "/src/Main.java"
+        mock_client.close_gracefully()
 
 
 # ------------------------------------------------------------------------- MockAcpAgentTest

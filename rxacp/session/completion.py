@@ -52,6 +52,7 @@ class Completion(AcpObservable[None]):
         self._error: BaseException | None = None
         self._observers: list[abc.ObserverBase[None]] = []
         self._event = threading.Event()
+        self._task: asyncio.Task[None] | None = None
         super().__init__(self._subscribe_completion)
 
     # ------------------------------------------------------------------ factories
@@ -101,7 +102,9 @@ class Completion(AcpObservable[None]):
         except RuntimeError:
             running = None
         if running is loop:
-            loop.create_task(run()).add_done_callback(settle)
+            task = loop.create_task(run())
+            task.add_done_callback(settle)
+            completion._task = task  # the loop keeps only a weak reference to its tasks
         else:
             asyncio.run_coroutine_threadsafe(run(), loop).add_done_callback(settle)
         return completion

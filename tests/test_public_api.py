@@ -45,7 +45,7 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
-        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook",
+        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook", "Completion",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
         "SessionStats", "as_acp_observable",
     },

@@ -180,7 +180,7 @@ class ClosesGracefully:
     """``with client:`` (``AcpAsyncClient``, ``AcpSyncClient``): the client itself, closed
     gracefully (:meth:`close_gracefully`) on the way out, whatever ends the block."""
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> object:
         raise NotImplementedError
 
     def __enter__(self) -> Self:

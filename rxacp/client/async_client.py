@@ -39,7 +39,7 @@ from ..schema import (
     SessionNotification,
 )
 from ..schema import methods as m
-from ..session import AcpObservable, AcpSession
+from ..session import AcpObservable, AcpSession, Completion
 from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
@@ -451,10 +451,19 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         """Close at once: pending calls error with ``AcpConnectionException``. Idempotent."""
         self._session.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
         """Let queued notifications drain and writes flush, then close (bounded by ``timeout``,
-        default the request timeout). Idempotent."""
-        self._session.close_gracefully(to_seconds(timeout, name="timeout"))
+        a ``timedelta`` or seconds, default the request timeout). Idempotent.
+
+        Returns the close's :class:`~rxacp.session.Completion`, already started (Java
+        ``closeGracefully()``: ``client.close_gracefully().block(timeout)`` works)::
+
+            close_gracefully() ──▶ --None|     (connection ended)
+
+        Off the connection's loop it returns once the connection ended; on the loop the close
+        is scheduled and the completion settles when it finished.
+        """
+        return self._session.close_gracefully(timeout)
 
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully from asyncio code (any loop) and wait until the connection ended."""

@@ -68,11 +68,11 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         self,
         delegate: AcpAsyncClient,
         *,
-        request_timeout: float | None,
+        request_timeout: Duration | None,
         consumer_thread: ConsumerThread | None = None,
     ) -> None:
         self._async = delegate
-        self._request_timeout = request_timeout
+        self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._consumers = consumer_thread
         self._wait: Waiter = _DEFAULT_WAIT
 
@@ -237,8 +237,13 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""
         self._async.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> bool:
         """Drain queued notifications (through the consumers) and flush writes, then close.
-        Idempotent."""
-        self._async.close_gracefully(timeout)
-        self._flush_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        Idempotent. Blocks; returns True when the connection ended and the consumers ran
+        within the bound (Java's ``AcpSyncClient.closeGracefully()`` → ``boolean``).
+
+        ``timeout``: a ``timedelta`` or seconds (default the request timeout).
+        """
+        closed = self._async.close_gracefully(timeout)
+        flushed = self.wait_for_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        return closed.done and closed.error is None and flushed

@@ -52,6 +52,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from .._durations import Duration, wait_seconds
 from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     CreateTerminalRequest,
@@ -102,7 +103,7 @@ class LocalTerminals:
         max_running: int = 16,
         max_terminals: int = 64,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        reap_timeout: float = 5.0,
+        reap_timeout: Duration = 5.0,
         on_spawn: Callable[[list[str], str], None] | None = None,
     ) -> None:
         self._workspace = WorkspaceFileSystem(roots)
@@ -120,7 +121,7 @@ class LocalTerminals:
         self.max_running = max_running
         self.max_terminals = max_terminals
         self.max_output_bytes = max_output_bytes
-        self.reap_timeout = reap_timeout
+        self.reap_timeout = wait_seconds(reap_timeout, default=5.0, name="reap_timeout")
         self._lock = threading.Lock()
         self._terminals: dict[str, LocalTerminal] = {}
         self._ids = itertools.count(1)
@@ -390,11 +391,13 @@ class LocalTerminals:
         self._release(terms, wait=False)
         return len(terms)
 
-    def join(self, timeout: float) -> bool:
-        """Wait until every command started here was reaped; False if ``timeout`` passed."""
+    def join(self, timeout: Duration) -> bool:
+        """Wait until every command started here was reaped; False if ``timeout`` (a
+        ``timedelta`` or seconds, per command) passed."""
+        seconds = wait_seconds(timeout, default=0.0)
         with self._lock:
             terms = [*self._terminals.values(), *self._reaping]
-        return all(term.exited.wait(timeout) for term in terms)
+        return all(term.exited.wait(seconds) for term in terms)
 
     def __enter__(self) -> LocalTerminals:
         return self

@@ -42,6 +42,7 @@ __all__ = [
     "NoneOnError",
     "SkipInvalidItems",
     "UnknownVariant",
+    "positional_error",
     "tag_discriminator",
     "unknown_on_error",
     "validation_errors",
@@ -160,6 +161,18 @@ class AcpModel(BaseModel):
         init=False
     )
 
+    def __init__(self, /, *args: Any, **data: Any) -> None:
+        """Validate keyword arguments (Python or wire names) into the model.
+
+        Records are keyword-only: a positional call (a literal port of Java's
+        ``new InitializeResponse(1, caps, methods)``) raises a ``TypeError`` that names the
+        fields in order. The keyword path is pydantic's own ``__init__`` body, at its cost.
+        """
+        __tracebackhide__ = True
+        if args:
+            raise positional_error(type(self), len(args))
+        self.__pydantic_validator__.validate_python(data, self_instance=self)
+
     @classmethod
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
@@ -205,6 +218,20 @@ class AcpModel(BaseModel):
     def from_wire_json(cls, data: str | bytes) -> Self:
         """Parse a JSON document into this model (see :meth:`from_wire`)."""
         return cls.model_validate_json(data, by_alias=True, by_name=False)
+
+
+def positional_error(cls: type[BaseModel], given: int) -> TypeError:
+    """The ``TypeError`` of a positional call: the model's fields in declaration order, the
+    required ones marked ``*`` (Java's record component order may differ; see
+    ``docs/migration-from-java.md``, "Records")."""
+    fields = ", ".join(
+        f"{name}*" if field.is_required() else name
+        for name, field in cls.__pydantic_fields__.items()
+    )
+    return TypeError(
+        f"{cls.__name__} takes keyword arguments only, got {given} positional; "
+        f"its fields in order (* required): {fields}"
+    )
 
 
 class UnknownVariant(AcpModel):

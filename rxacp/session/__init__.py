@@ -8,6 +8,7 @@ the blocking wait, the engine's parts) lives in its submodules (``rxacp.session.
 
 from __future__ import annotations
 
+from .completion import Completion
 from .incoming import CancelRequestHook, IncomingNotification, IncomingRequest
 from .observable import AcpObservable, as_acp_observable
 from .session import CANCEL_REQUEST, AcpSession, NotificationHandler, RequestHandler
@@ -18,6 +19,7 @@ __all__ = [
     "AcpObservable",
     "AcpSession",
     "CancelRequestHook",
+    "Completion",
     "IncomingNotification",
     "IncomingRequest",
     "NotificationHandler",

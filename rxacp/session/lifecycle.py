@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import AcpConnectionException, AcpException, exception_text
 from ..transport.base import AcpTransport
+from .completion import Completion
 from .loop import LoopRunner
 from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
 
@@ -80,6 +81,9 @@ class Lifecycle:
         self._close_claimed = False
         self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
         self._eof_task: asyncio.Task[None] | None = None
+        self.closed = Completion("close")
+        """Settles once a close (of either kind) finished: the connection ended, its transport
+        closed and what it owns was released."""
 
     # ------------------------------------------------------------------ start
     def start(self, timeout: float) -> None:
@@ -230,5 +234,8 @@ class Lifecycle:
             self._finish_close()
 
     def _finish_close(self) -> None:
-        self._release()
-        self._runner.stop()
+        try:
+            self._release()
+        finally:
+            self.closed.complete()
+            self._runner.stop()

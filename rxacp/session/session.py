@@ -46,6 +46,7 @@ from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
 from ._forward import Forwarded
 from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
+from .completion import Completion
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
@@ -245,15 +246,21 @@ class AcpSession:
         self._in_flight.unhandled_hint = hint
 
     # ------------------------------------------------------------------ start
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the transport. Idempotent and thread-safe.
+    def start(self, timeout: Duration = 30.0) -> Completion:
+        """Start the transport. Idempotent and thread-safe; returns the start's
+        :class:`Completion` (``--None|`` once started, Java's ``start()`` ``Mono<Void>``).
 
-        From any thread but the loop's it blocks until the transport started and raises
-        :class:`AcpConnectionException` if it could not, or did not within ``timeout`` seconds.
-        On the loop thread it schedules the start (frames sent meanwhile are queued); use
-        :meth:`start_async` there to wait.
+        From any thread but the loop's it blocks until the transport started (the completion
+        is then already done) and raises :class:`AcpConnectionException` if it could not, or
+        did not within ``timeout`` (a ``timedelta`` or seconds). On the loop thread it
+        schedules the start (frames sent meanwhile are queued) and the completion settles
+        when it finished (``--X`` if it failed); :meth:`start_async` waits there too.
         """
-        self._life.start(timeout)
+        if self._runner.in_loop():
+            self._life.ensure_started()
+            return Completion.of_awaitable(self.loop, self.start_async, "start")
+        self._life.start(to_seconds(timeout, name="timeout") or 30.0)
+        return Completion.of_done("start")
 
     async def start_async(self) -> None:
         """Start the transport from code running on the connection's loop, and wait for it."""
@@ -267,9 +274,10 @@ class AcpSession:
         else:
             self._runner.call(lambda: self._conn.add_listener(listener))
 
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the connection ended; False if ``timeout`` passed first."""
-        return self._conn.terminated.wait(timeout)
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the connection ended; False if ``timeout`` (a ``timedelta`` or seconds;
+        ``None`` waits as long as it takes) passed first."""
+        return self._conn.terminated.wait(to_seconds(timeout, name="timeout"))
 
     async def wait_closed_async(self) -> None:
         """Wait (in any asyncio loop) until the connection ended.
@@ -280,16 +288,17 @@ class AcpSession:
         """
         await self._life.wait_closed_async()
 
-    def close(self, timeout: float = 10.0) -> None:
+    def close(self, timeout: Duration = 10.0) -> None:
         """Close **at once**: pending requests error, handlers are disposed, the transport closes
         (the lifecycle vocabulary: ``close()`` immediate; ``close_gracefully()``, ``aclose()``
         and context managers graceful).
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
+        ``timeout`` (a ``timedelta`` or seconds) bounds the wait off the loop.
         """
-        self._life.close(timeout)
+        self._life.close(to_seconds(timeout, name="timeout") or 10.0)
 
-    async def aclose(self, timeout: float | None = None) -> None:
+    async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
         wait until the connection ended (on its own loop: until the transport closed too)."""
         if self._runner.in_loop():
@@ -298,14 +307,22 @@ class AcpSession:
         else:
             await asyncio.get_running_loop().run_in_executor(None, self.close_gracefully, timeout)
 
-    def close_gracefully(self, timeout: float | None = None) -> None:
-        """Stop taking new work, let queued notifications drain and writes flush, then close.
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Stop taking new work, let queued notifications drain and writes flush, then close;
+        returns the close's :class:`Completion` (``--None|`` once the connection ended; Java's
+        ``closeGracefully()`` ``Mono<Void>``).
 
-        The drain is bounded by ``timeout`` (default: the request timeout, or 60 s).
+        The drain is bounded by ``timeout`` (a ``timedelta`` or seconds; default: the request
+        timeout, or 60 s). Off the loop the call returns once the connection ended (a second
+        caller waits for the first close); on the loop the close is scheduled and the
+        completion settles when it finished.
         """
-        self._life.close_gracefully(
-            timeout if timeout is not None else (self._pending.request_timeout or 60.0)
-        )
+        bound = to_seconds(timeout, name="timeout") or self._pending.request_timeout or 60.0
+        self._life.close_gracefully(bound)
+        closed = self._life.closed
+        if not self._runner.in_loop() and not closed.wait(2 * bound + 10.0):
+            closed.fail(AcpConnectionException(f"close did not finish within {2 * bound + 10:g} s"))
+        return closed
 
     def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
         """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox;

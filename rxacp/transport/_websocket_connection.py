@@ -95,6 +95,10 @@ class _WebSocketTransport(AcpTransport):
         self._activity: Callable[[], None] | None = None  # a message was sent
         self._received: Callable[[], None] | None = None  # a message arrived
 
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._rx_loop
+
     # -- receiving (ws loop → receiver loop) -------------------------------------------------
     def _attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         with self._lock:

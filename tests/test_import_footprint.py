@@ -23,6 +23,7 @@ NOT_NEEDED_BY_A_STDIO_AGENT = (
     "rxacp.transport._websocket_agent",
     "rxacp.transport._websocket_common",
     "websockets",
+    "opentelemetry",
 )
 
 README_AGENT_START = """

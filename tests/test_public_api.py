@@ -23,6 +23,8 @@ EXPECTED: dict[str, set[str]] = {
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
         "LocalTerminals",
+        "Compaction", "Message", "SessionState", "Thought", "ToolCallState",
+        "fold_session_state",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
@@ -55,6 +57,7 @@ EXPECTED: dict[str, set[str]] = {
         "AcpRemoteException", "error_to_exception", "exception_to_error",
     },
     "rxacp.capabilities": {"NegotiatedCapabilities"},
+    "rxacp.tracing": {"TRACER_NAME", "WireTracer", "install_tracing", "tracing_available"},
     "rxacp.jsonrpc": {
         "ErrorResponse", "Id", "InvalidMessage", "JSONRPC_VERSION", "Message", "Notification",
         "ParseError", "Request", "Response", "classify", "decode_json", "error_obj",

@@ -102,6 +102,17 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.loop = loop
         return self
 
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``):
+        the agent continues the client's trace from ``params._meta.traceparent``.
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the agent is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._config.tracing = bool(enabled)
+        self._config.tracer_provider = tracer_provider
+        return self
+
     def max_workers(self, count: int) -> Self:
         """Size of the worker pool that runs blocking handlers (default 32)."""
         if count < 1:

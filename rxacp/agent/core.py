@@ -42,6 +42,7 @@ from ..session.handlers import (
     run_handler,
     unhandled_hint,
 )
+from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .held import HeldPrompts, busy_error
 from .turn import SESSION_CLOSE, PromptTurn
@@ -72,6 +73,8 @@ class AgentConfig:
         self.handlers: dict[str, Callable[..., Any]] = {}
         self.ext_requests: dict[str, Callable[..., Any]] = {}
         self.ext_notifications: dict[str, Callable[..., Any]] = {}
+        self.tracing: bool | None = None
+        self.tracer_provider: Any = None
 
 
 class AgentCore:
@@ -89,6 +92,7 @@ class AgentCore:
             max_workers=config.max_workers,
             executor=config.executor,
         )
+        install_tracing(self.session, "agent", config.tracing, config.tracer_provider)
         self.cancel_grace_period = to_seconds(
             config.cancel_grace_period, name="cancel_grace_period"
         )

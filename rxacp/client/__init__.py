@@ -26,6 +26,8 @@ from .builder import (
 )
 from .cancellation import CancellationSignal, RequestCancellation
 from .fs import WorkspaceFileSystem
+from .read_model import Compaction, Message, SessionState, Thought, ToolCallState
+from .session_states import fold_session_state
 from .sync_client import AcpSyncClient
 from .terminals import LocalTerminals
 
@@ -38,9 +40,15 @@ __all__ = [
     "AcpSyncClientBuilder",
     "AsyncHandler",
     "CancellationSignal",
+    "Compaction",
     "LocalTerminals",
+    "Message",
     "RequestCancellation",
     "RequestLike",
+    "SessionState",
     "SyncHandler",
+    "Thought",
+    "ToolCallState",
     "WorkspaceFileSystem",
+    "fold_session_state",
 ]

@@ -29,6 +29,7 @@ from ..schema import (
 from ..schema import methods as m
 from ..session import AcpSession
 from ..session.adapters import check_ext_method, check_raw_method
+from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import (
@@ -38,6 +39,7 @@ from .handlers import (
     default_client_capabilities,
     install,
 )
+from .session_states import SessionStates
 
 __all__ = ["ClientBuilderBase", "install_handlers"]
 
@@ -124,6 +126,8 @@ class ClientBuilderBase(Generic[_Client]):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_chosen = False  # event_loop() was called (None: its own loop thread)
         self._executor: concurrent.futures.Executor | None = None
+        self._tracing: bool | None = None
+        self._tracer_provider: Any = None
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -196,6 +200,24 @@ class ClientBuilderBase(Generic[_Client]):
         """
         _callable(consumer, "session_update_consumer")
         self._handlers.update_consumers.append(consumer)
+        return self
+
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``).
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the client is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._tracing = bool(enabled)
+        self._tracer_provider = tracer_provider
+        return self
+
+    def track_session_states(self, enabled: bool = True) -> Self:
+        """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
+        from its updates as they arrive (on by default; ``session_state(sid)`` reads it).
+        ``False`` saves the fold (about 2-3 us per update, see ``docs/read-model.md``) and the
+        memory of every session's transcript; updates are then parsed only for consumers."""
+        self._handlers.session_states = SessionStates() if enabled else None
         return self
 
     def elicitation_complete_consumer(self, consumer: ElicitationCompleteConsumer) -> Self:
@@ -277,6 +299,7 @@ class ClientBuilderBase(Generic[_Client]):
             loop=loop,
             executor=self._executor,
         )
+        install_tracing(session, "client", self._tracing, self._tracer_provider)
         permissions = PermissionTracker()
         sessions = KnownSessions()
         install(session, self._handlers, permissions, sessions)
@@ -293,4 +316,5 @@ class ClientBuilderBase(Generic[_Client]):
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,
+            session_states=self._handlers.session_states,
         )

@@ -55,6 +55,8 @@ from ._calls import (
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
 from .handlers import KnownSessions, PermissionTracker
+from .read_model import SessionState
+from .session_states import SessionStates
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
 
@@ -95,6 +97,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
+        session_states: SessionStates | None = None,
     ) -> None:
         self._session = session
         self._updates = update_stream if update_stream is not None else UpdateStream()
@@ -108,6 +111,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
         self._settling = SettlingTurns(session, self._cancel_now)
+        self._states = session_states
 
     # ------------------------------------------------------------------ state
     @property
@@ -155,15 +159,33 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
+        hook = self._states.answer_hook(method) if self._states is not None else None
+        turn = hook is not None and method == m.SESSION_PROMPT
+
+        def before() -> None:
+            self._gate(spec, params)
+            if turn and hook is not None:
+                hook(params, None)  # a turn starts: the last one's chunk run has ended
+
         # one Observable: the gate runs at each subscription, before anything is sent
         sessions = self._sessions
-        if sessions is None or not (
+        if sessions is not None and (
             method in _CREATING or getattr(params, "session_id", None) is not None
         ):
-            return self._session.send_request(
-                method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+            source = self._tracked(sessions, method, params, spec, kwargs, before)
+        else:
+            source = self._session.send_request(
+                method, params, spec.result_type, before=before, **kwargs
             )
-        return self._tracked(sessions, method, params, spec, kwargs)
+        if hook is None:
+            return source
+        if turn:  # ... and the turn ends however the prompt ends
+            ended: AcpObservable[Any] = source.pipe(ops.finally_action(lambda: hook(params, None)))
+            return ended
+        answered: AcpObservable[Any] = source.pipe(
+            ops.do_action(on_next=lambda result: hook(params, result))
+        )
+        return answered
 
     def _tracked(
         self,
@@ -172,6 +194,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         params: Any,
         spec: m.MethodSpec,
         kwargs: dict[str, Any],
+        gate: Callable[[], None],
     ) -> AcpObservable[Any]:
         """A call that names, creates or ends a session, kept in :class:`KnownSessions` (the
         agent's requests for any other session are refused): ``session/new`` and
@@ -184,7 +207,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         sent = [False]
 
         def before() -> None:
-            self._gate(spec, params)
+            gate()
             sent[0] = True
             if creates:
                 sessions.creating(+1)
@@ -373,6 +396,34 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         thread through RxPY's own unbounded queue.
         """
         return self._updates.observable(session_id)
+
+    def session_state(self, session_id: str) -> AcpObservable[SessionState]:
+        """A **hot** Observable of the session's read model: its latest
+        :class:`~rxacp.client.SessionState` at subscription, then a new snapshot after every
+        ``session/update`` of the session (and after this client's ``session/new``/``load``/
+        ``resume``/``set_mode``/``set_config_option`` answers for it); completes when the
+        connection ends or this client closed or deleted the session::
+
+            updates(sid)        ──n1─────n2─────n3──|
+            session_state(sid)  S0─S1────S2─────S3──|
+            subscribed later           S1─S2─────S3──|   (replays the latest first)
+
+        ``client.session_state(sid).subscribe(render)`` is a UI. Updates are folded as they
+        arrive, watched or not, so those the agent sends before its ``session/new`` answer
+        (e.g. ``available_commands_update``) are in the first snapshot. Emitted on the
+        connection's loop (or on the subscribing thread for the replay); do not block there.
+        Turned off with the builder's ``track_session_states(False)`` (then this raises
+        ``RuntimeError``).
+        """
+        return self._require_states().observable(str(session_id))
+
+    def _require_states(self) -> SessionStates:
+        if self._states is None:
+            raise RuntimeError(
+                "this client was built with track_session_states(False): it keeps no read "
+                "model (fold updates(session_id) with fold_session_state() instead)"
+            )
+        return self._states
 
     def _prompt(
         self,

@@ -49,6 +49,7 @@ from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
 from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
+from .session_states import SessionStates
 from .streams import UpdateStream
 
 __all__ = [
@@ -94,6 +95,8 @@ class ClientHandlers:
         self.update_consumers: list[Consumer] = []
         self.update_stream = UpdateStream()
         """Every ``session/update``, hot (``AcpAsyncClient.updates()`` / ``prompt_turn()``)."""
+        self.session_states: SessionStates | None = SessionStates()
+        """The read model (``session_state()``); ``None`` once the builder turned it off."""
         self.elicitation_complete_consumers: list[Consumer] = []
         self.close_listeners: list[Callable[[], object]] = []
         """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
@@ -270,6 +273,10 @@ def install(
         _consumers_handler(SessionNotification, handlers.update_consumers, stream, thread, session),
     )
     session.add_close_listener(lambda _reason: stream.complete())
+    states = handlers.session_states
+    if states is not None:
+        stream.tap(states.on_update)  # first: the state has an update before anyone sees it
+        session.add_close_listener(lambda _reason: states.complete())
     session.set_notification_handler(
         ELICITATION_COMPLETE,
         _consumers_handler(

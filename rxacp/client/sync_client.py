@@ -31,6 +31,7 @@ from ._plain_calls import SyncPlainCalls
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 from .consumers import ConsumerThread
+from .read_model import SessionState
 from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # models for annotations only
@@ -218,6 +219,14 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         finally:
             buffer.close()
             subscription.dispose()
+
+    def session_state(self, session_id: str) -> SessionState:
+        """The session's latest read model snapshot (the blocking twin of
+        ``AcpAsyncClient.session_state``, which is the live Observable of them). After a
+        blocking call returned, it includes every update that came before that answer —
+        including those sent before the ``session/new`` answer. ``RuntimeError`` when the
+        builder turned the read model off (``track_session_states(False)``)."""
+        return self._async._require_states().latest(str(session_id))
 
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests

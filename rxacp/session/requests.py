@@ -12,6 +12,7 @@ This module is *not* responsible for incoming requests, ordering or the connecti
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -89,6 +90,9 @@ class PendingRequests:
         self._next_id = 0
         self.abandoned = AbandonedRequests(role)
         """Whether the peer takes ``$/cancel_request``; who waits for late answers."""
+        self.capture_context = False
+        """Write each request in the ``contextvars`` context it was subscribed in (set by
+        tracing, so a request's span has the subscriber's current span as its parent)."""
 
     def __len__(self) -> int:
         return len(self._table)
@@ -142,7 +146,11 @@ class PendingRequests:
                 self._fail(pending, self._state.refusal())
                 return Disposable()
             trigger = current_trigger()
-            self._runner.call(lambda: self._start(pending))
+            if self.capture_context:
+                context = contextvars.copy_context()
+                self._runner.call(lambda: context.run(self._start, pending))
+            else:
+                self._runner.call(lambda: self._start(pending))
             disposable = Disposable(lambda: self._dispose(pending))
             if trigger is None:
                 return disposable

@@ -55,7 +55,7 @@ from .observable import AcpObservable
 from .requests import CANCEL_REQUEST, PendingRequests
 from .state import ConnectionState
 from .stats import SessionStats
-from .wire import Wire
+from .wire import Wire, WireObserver
 from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
@@ -267,6 +267,14 @@ class AcpSession:
         await self._life.start_async()
 
     # ------------------------------------------------------------------ close
+    def set_wire_observer(self, observer: WireObserver) -> None:
+        """Show ``observer`` every message this connection writes (it may add to it, e.g.
+        trace context in ``params._meta``) and reads, on the loop; set it before the
+        connection starts. Requests are then written in the ``contextvars`` context they were
+        subscribed in. ``rxacp.tracing`` installs its tracer here."""
+        self._wire.observer = observer
+        self._pending.capture_context = True
+
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
         """Call ``listener(reason)`` on the loop when the connection ends (now, if it has)."""
         if self._conn.error is not None and self._conn.terminated.is_set():

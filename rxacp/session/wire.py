@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import jsonrpc
 from ..errors import AcpConnectionException, AcpErrorCodes
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .requests import PendingRequests
     from .stats import SessionStats
 
-__all__ = ["Wire"]
+__all__ = ["Wire", "WireObserver"]
 
 _log = logging.getLogger("rxacp.session")
 _wire = logging.getLogger("rxacp.wire")
@@ -46,6 +46,20 @@ _wire = logging.getLogger("rxacp.wire")
 MAX_MALFORMED_IN_A_ROW = 100
 """Malformed frames in a row (no request or notification from the peer between them) that are
 still answered; the ones after are only counted (``stats.malformed_unanswered``)."""
+
+
+class WireObserver(Protocol):
+    """Watches one connection's messages on its loop (``rxacp.tracing.WireTracer`` is one)."""
+
+    def outgoing(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """A message about to be written; returns what to write (the same, or a copy with
+        additions such as ``params._meta`` trace context)."""
+        ...
+
+    def incoming(self, msg: Any) -> None:
+        """A parsed incoming message (a ``jsonrpc`` Request, Notification, Response or
+        ErrorResponse), before it is routed."""
+        ...
 
 
 class Wire:
@@ -82,6 +96,8 @@ class Wire:
         self._objects = transport.carries_objects
         self._early: list[Frame] = []
         self._malformed_in_a_row = 0
+        self.observer: WireObserver | None = None
+        """Sees every message written (and may add to it) and read: the tracing hook."""
 
     _pending: PendingRequests
     _inbox: Inbox
@@ -103,6 +119,8 @@ class Wire:
     def send(self, msg: dict[str, Any]) -> None:
         """Write one message; raises ``TypeError``/``ValueError`` if it is not JSON (then
         nothing is written). Dropped once the connection closed."""
+        if self.observer is not None:
+            msg = self.observer.outgoing(msg)
         frame = msg if self._objects else jsonrpc.serialize(msg)
         if _wire.isEnabledFor(logging.DEBUG):
             _wire.debug("%s -> %s", self._role, frame)
@@ -155,6 +173,8 @@ class Wire:
             else:
                 _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
             return
+        if self.observer is not None:
+            self.observer.incoming(msg)
         kind = type(msg)
         if kind is not jsonrpc.Response and kind is not jsonrpc.ErrorResponse:
             self._malformed_in_a_row = 0

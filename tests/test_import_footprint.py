@@ -20,6 +20,7 @@ NOT_NEEDED_BY_A_STDIO_AGENT = (
     "rxacp.agent.support",
     "rxacp.schema.unstable",
     "rxacp.schema.v2",
+    "rxacp.agent.v2",
     "rxacp.schema.strict",
     "rxacp.transport.websocket",
     "rxacp.transport._websocket_agent",

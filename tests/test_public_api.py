@@ -31,7 +31,8 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.agent.v2": {"AgentHandlers", "PromptContext", "PromptTurnV2", "SyncPromptContext"},
     "rxacp.schema.v2.methods": {
-        "ALL_METHODS", "AUTH_LOGIN", "AUTH_LOGOUT", "METHODS", "TERMINAL_CANCEL", "TOOL_CALL_CANCEL",
+        "ALL_METHODS", "AUTH_LOGIN", "AUTH_LOGOUT", "METHODS", "TERMINAL_CANCEL",
+        "TOOL_CALL_CANCEL",
     },
     "rxacp.agent.support": {
         "AcpAgentSupport", "AcpAgentSupportBuilder", "AcpInterceptor", "AgentInfo",

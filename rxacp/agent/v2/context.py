@@ -19,12 +19,14 @@ Not responsible for when the turn ends (``turn.py``).
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import reactivex
 from reactivex import abc
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 
 from ...capabilities import NegotiatedCapabilities
 from ...schema.v2 import (
@@ -42,7 +44,7 @@ from .turn import PromptTurnV2
 if TYPE_CHECKING:
     from ..core import AgentCore
 
-__all__ = ["PromptContext", "SyncPromptContext"]
+__all__ = ["PromptContext", "SyncPromptContext", "v1_permission_to_v2", "v1_update_to_v2"]
 
 _tool_ids = itertools.count(1)
 
@@ -57,6 +59,58 @@ def _selected(response: RequestPermissionResponse) -> str | None:
 
 def _allowed(response: RequestPermissionResponse) -> bool:
     return _selected(response) == "allow"
+
+
+def _is_v1(value: Any) -> bool:
+    module = type(value).__module__
+    return module.startswith("rxacp.schema.") and not module.startswith("rxacp.schema.v2")
+
+
+def v1_update_to_v2(update: dict[str, Any], message_ids: Mapping[str, str]) -> dict[str, Any]:
+    """A v1 ``SessionUpdate`` (wire) in its v2 form, for agents that run v1 code on v2:
+
+    - message chunks get ``messageId`` (``message_ids[kind]``) when they have none;
+    - ``tool_call`` becomes the ``tool_call_update`` upsert (its first report creates it);
+    - ``plan`` becomes ``plan_update`` of plan ``"plan"`` (type ``items``);
+    - a v1 ``diff`` content (``path``/``oldText``/``newText``) becomes a v2 diff with one
+      ``modify`` (or ``add``, without ``oldText``) change and no patch text;
+    - everything else is sent unchanged (``current_mode_update`` has no v2 form: send a
+      ``config_option_update`` instead).
+    """
+    out = dict(update)
+    kind = out.get("sessionUpdate")
+    if kind in message_ids and not out.get("messageId"):
+        out["messageId"] = message_ids[str(kind)]
+    if kind == "tool_call":
+        out["sessionUpdate"] = "tool_call_update"
+    if kind == "plan":
+        entries = out.pop("entries", [])
+        plan = {"type": "items", "planId": "plan", "entries": entries}
+        out = {"sessionUpdate": "plan_update", "plan": plan}
+    if isinstance(out.get("content"), list) and out.get("sessionUpdate") == "tool_call_update":
+        out["content"] = [_diff_to_v2(c) for c in out["content"]]
+    return out
+
+
+def _diff_to_v2(content: Any) -> Any:
+    if not isinstance(content, dict) or content.get("type") != "diff" or "changes" in content:
+        return content
+    operation = "modify" if content.get("oldText") is not None else "add"
+    return {"type": "diff", "changes": [{"operation": operation, "path": content.get("path")}]}
+
+
+def v1_permission_to_v2(request: dict[str, Any]) -> dict[str, Any]:
+    """A v1 ``session/request_permission`` (wire) in its v2 form: the tool call's title is the
+    prompt ``title`` and the tool call the ``subject``."""
+    tool_call = request.get("toolCall") or {}
+    out: dict[str, Any] = {
+        "sessionId": request.get("sessionId"),
+        "title": tool_call.get("title") or "Permission requested",
+        "options": request.get("options", []),
+    }
+    if tool_call:
+        out["subject"] = {"type": "tool_call", "toolCall": tool_call}
+    return out
 
 
 class _ContextBase:
@@ -108,12 +162,24 @@ class _ContextBase:
         ``UpdateSessionNotification`` or the update's wire dict (validated first)."""
         if isinstance(update, UpdateSessionNotification):
             wire = update.to_wire()["update"]
+        elif _is_v1(update):  # a v1 update model: sent in its v2 form (see v1_update_to_v2)
+            wire = self._from_v1(update.to_wire())
         elif isinstance(update, Mapping):
             note = {"sessionId": self.session_id, "update": dict(update)}
             wire = UpdateSessionNotification.from_wire(note).to_wire()["update"]
         else:
             wire = update.to_wire()
         self._turn.send_wire_update(wire)
+
+    def _from_v1(self, wire: dict[str, Any]) -> dict[str, Any]:
+        if "update" in wire and "sessionId" in wire:  # a v1 SessionNotification
+            wire = wire["update"]
+        ids = {
+            "agent_message_chunk": self._turn.agent_message_id,
+            "agent_thought_chunk": self._turn.thought_id,
+            "user_message_chunk": self._turn.message_id,
+        }
+        return v1_update_to_v2(wire, ids)
 
     def send_message(self, text: str, message_id: str | None = None) -> None:
         """Stream a chunk of the agent's answer (``agent_message_chunk``; the turn's agent
@@ -180,6 +246,8 @@ class _ContextBase:
 
     # -- permission ------------------------------------------------------------------------
     def _permission(self, request: RequestPermissionRequest | Mapping[str, Any]) -> Any:
+        if _is_v1(request):  # a v1 request (tool call as its subject)
+            request = v1_permission_to_v2(cast(Any, request).to_wire())
         params = (
             request
             if isinstance(request, RequestPermissionRequest)
@@ -192,9 +260,31 @@ class _ContextBase:
             observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             turn.blocked()
-            return source.pipe(ops.finally_action(turn.unblocked)).subscribe(
-                observer, scheduler=scheduler
-            )
+            lock = threading.Lock()
+            released = [False]
+
+            def release() -> None:  # `running` again before the handler sees the answer
+                with lock:
+                    if released[0]:
+                        return
+                    released[0] = True
+                turn.unblocked()
+
+            def on_next(value: Any) -> None:
+                release()
+                observer.on_next(value)
+
+            def on_error(error: Exception) -> None:
+                release()
+                observer.on_error(error)
+
+            sub = source.subscribe(on_next, on_error, observer.on_completed, scheduler=scheduler)
+
+            def dispose() -> None:
+                release()
+                sub.dispose()
+
+            return Disposable(dispose)
 
         return AcpObservable(subscribe)
 

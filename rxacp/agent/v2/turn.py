@@ -73,11 +73,18 @@ class PromptTurnV2(PromptTurn):
     def blocked(self) -> None:
         """A permission request of this turn started (any thread): ``requires_action`` on the
         first one."""
-        self._core.session.runner.call_later(self._on_blocked)
+        self._on_loop_in_order(self._on_blocked)
 
     def unblocked(self) -> None:
         """A permission request of this turn settled: ``running`` when none is left."""
-        self._core.session.runner.call_later(self._on_unblocked)
+        self._on_loop_in_order(self._on_unblocked)
+
+    def _on_loop_in_order(self, fn: Any) -> None:
+        runner = self._core.session.runner
+        if runner.in_loop():
+            fn()
+        else:
+            runner.call_later(fn)
 
     def _on_blocked(self) -> None:
         self._blocked += 1

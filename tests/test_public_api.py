@@ -31,6 +31,11 @@ EXPECTED: dict[str, set[str]] = {
         "CancelReason", "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
         "SyncPromptContext",
     },
+    "rxacp.agent.v2": {"AgentHandlers", "PromptContext", "PromptTurnV2", "SyncPromptContext"},
+    "rxacp.schema.v2.methods": {
+        "ALL_METHODS", "AUTH_LOGIN", "AUTH_LOGOUT", "METHODS", "TERMINAL_CANCEL",
+        "TOOL_CALL_CANCEL",
+    },
     "rxacp.agent.support": {
         "AcpAgentSupport", "AcpAgentSupportBuilder", "AcpInterceptor", "AgentInfo",
         "ArgumentResolver", "HandlerParameter", "InvocationContext", "MethodDecorator",

@@ -54,7 +54,6 @@ from ..errors import (
     AcpTimeoutException,
 )
 from ..schema import (
-    NewSessionRequest,
     PromptRequest,
     RequestPermissionRequest,
 )
@@ -124,6 +123,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --terminals: run commands through /bin/sh -c (for agents that send a "
         "whole command line)",
+    )
+    parser.add_argument(
+        "--protocol-version",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="ACP version to ask for (2: the v2 Draft, experimental; falls back to 1 when the "
+        "agent answers 1)",
     )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic (JSON lines)")
     parser.add_argument(
@@ -307,6 +314,8 @@ def run(
         builder.request_timeout(startup)
     if args.timeout is not None:
         builder.prompt_timeout(args.timeout)
+    if args.protocol_version == 2:
+        builder.protocol_v2()
     terminals: LocalTerminals | None = None
     if args.terminals:
         terminals = LocalTerminals(
@@ -357,6 +366,12 @@ def _protocol_error_text(exc: AcpProtocolException) -> str:
     return exc.message
 
 
+def _auth_method_id(method: Any) -> Any:
+    """An advertised auth method's id: ``id`` in v1, ``methodId`` in v2."""
+    wire = method.to_wire()
+    return wire.get("id") or wire.get("methodId")
+
+
 class _AuthRequired(Exception):
     def __init__(
         self,
@@ -393,12 +408,18 @@ class _Session:
     def start(self) -> None:
         style = self.show.style
         init = self.waiter.wait(self.calls.initialize(), "the agent to answer initialize")
-        info = init.agent_info
+        info = getattr(init, "agent_info", None) or getattr(init, "info", None)  # v1 | v2
         name = f"{clean(info.name)} {clean(info.version)}" if info is not None else "agent"
-        self.show.say(style(f"connected to {name} · protocol {init.protocol_version}", "dim"))
+        asked = getattr(self.args, "protocol_version", 1)
+        fell_back = f" (asked for {asked})" if asked != init.protocol_version else ""
+        self.show.say(
+            style(f"connected to {name} · protocol {init.protocol_version}{fell_back}", "dim")
+        )
+        if self.show.json is not None and asked != 1:  # v1 --json output stays as it was
+            self.show.json.emit({"type": "initialized", "protocolVersion": init.protocol_version})
         self.auth_methods = list(init.auth_methods or [])
         if self.args.auth:
-            known = [getattr(m, "id", None) or m.to_wire().get("id") for m in self.auth_methods]
+            known = [_auth_method_id(m) for m in self.auth_methods]
             if self.args.auth not in known:
                 raise _AuthRequired(
                     AcpProtocolException(
@@ -410,7 +431,8 @@ class _Session:
                 )
             self._call(self.calls.authenticate({"methodId": self.args.auth}), "authenticate")
             self.show.say(style(f"authenticated with {clean(self.args.auth)}", "dim"))
-        new = self._call(self.calls.new_session(NewSessionRequest.of(self.cwd)), "session/new")
+        new_session = {"cwd": self.cwd, "mcpServers": []}  # the same wire in v1 and v2
+        new = self._call(self.calls.new_session(new_session), "session/new")
         self.session_id = new.session_id
 
     def _call(self, source: Any, what: str) -> Any:
@@ -425,7 +447,7 @@ class _Session:
         """One prompt turn; returns the exit code."""
         style = self.show.style
         stop = CancellationSignal()
-        request = PromptRequest.text(self.session_id, text)
+        request = PromptRequest.text(self.session_id, text).to_wire()  # v1 and v2 alike
         try:
             response = self.waiter.wait(
                 self.calls.prompt(request, stop), "the agent's answer", stop=stop

@@ -176,10 +176,19 @@ class UpdateRenderer:
                     self._chunk(kind, update)
             elif kind == "tool_call":
                 self._status(self._tool_call(update, new=True))
-            elif kind == "tool_call_update":
-                self._status(self._tool_call(update, new=False))
+            elif kind == "tool_call_update":  # v2: the first upsert of an id creates it
+                call_id = clean(getattr(update, "tool_call_id", "?"))
+                self._status(self._tool_call(update, new=call_id not in self._titles))
             elif kind == "plan":
                 self._plan(update)
+            elif kind == "plan_update":  # v2
+                self._plan(getattr(update, "plan", None))
+            elif kind == "state_update":  # v2: the turn's end is printed by the caller
+                state = getattr(update, "state", None)
+                if state not in ("running", "idle"):
+                    self._status(self._style(f"state: {clean(str(state))}", "dim"))
+            elif kind == "user_message":  # v2: the prompt just sent, echoed by the agent
+                pass
             elif kind in _STATUS_KINDS:
                 self._status(self._style(_status_text(kind, update), "dim"))
             else:

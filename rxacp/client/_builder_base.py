@@ -128,6 +128,7 @@ class ClientBuilderBase(Generic[_Client]):
         self._executor: concurrent.futures.Executor | None = None
         self._tracing: bool | None = None
         self._tracer_provider: Any = None
+        self._protocol_v2 = False
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -161,6 +162,15 @@ class ClientBuilderBase(Generic[_Client]):
     def client_info(self, info: Implementation | Mapping[str, Any]) -> Self:
         """Name/title/version sent as ``clientInfo`` (default: rxacp and its version)."""
         self._client_info = _wire(info, Implementation, "client_info")
+        return self
+
+    def protocol_v2(self, enabled: bool = True) -> Self:
+        """Ask for ACP v2 (a Draft, experimental): ``initialize()`` sends a v2 request and the
+        connection speaks v2 if the agent answers 2, or falls back to v1 if it answers 1
+        (``client.protocol_version`` says which). On v2, consumers, ``updates()`` and the
+        permission handler get :mod:`rxacp.schema.v2` models and a prompt turn completes on
+        the ``idle`` ``state_update``; see ``docs/v2.md``. Off by default (v1 only)."""
+        self._protocol_v2 = bool(enabled)
         return self
 
     def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
@@ -317,4 +327,6 @@ class ClientBuilderBase(Generic[_Client]):
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,
             session_states=self._handlers.session_states,
+            handlers=self._handlers,
+            protocol_v2=self._protocol_v2,
         )

@@ -18,9 +18,9 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
 
@@ -54,11 +54,15 @@ from ._calls import (
 )
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
-from .handlers import KnownSessions, PermissionTracker
+from .handlers import ClientHandlers, KnownSessions, PermissionTracker
 from .read_model import SessionState
 from .session_states import SessionStates
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
+
+if TYPE_CHECKING:
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -70,6 +74,17 @@ __all__ = [
 _DEFAULT: Any = object()
 _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
+
+
+def _wants_v2(request: Any) -> bool:
+    version = (
+        request.get("protocolVersion")
+        if isinstance(request, Mapping)
+        else getattr(request, "protocol_version", None)
+    )
+    return isinstance(version, int) and not isinstance(version, bool) and version >= 2
+
+
 _log = logging.getLogger("rxacp.client")
 
 
@@ -98,6 +113,8 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
         session_states: SessionStates | None = None,
+        handlers: ClientHandlers | None = None,
+        protocol_v2: bool = False,
     ) -> None:
         self._session = session
         self._updates = update_stream if update_stream is not None else UpdateStream()
@@ -112,6 +129,11 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._initialize_response: InitializeResponse | None = None
         self._settling = SettlingTurns(session, self._cancel_now)
         self._states = session_states
+        self._handlers = handlers
+        self._protocol_v2 = protocol_v2
+        self._protocol_version = 1
+        self._methods: Mapping[str, m.MethodSpec] = m.METHODS
+        self._content_capabilities: Mapping[str, str] = CONTENT_CAPABILITIES
 
     # ------------------------------------------------------------------ state
     @property
@@ -128,6 +150,12 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
     def initialize_response(self) -> InitializeResponse | None:
         """The agent's ``initialize`` answer (``None`` before it answered)."""
         return self._initialize_response
+
+    @property
+    def protocol_version(self) -> int:
+        """The connection's ACP protocol version: 1, or 2 once ``initialize`` negotiated the
+        v2 Draft (opt-in: the builder's ``protocol_v2()``; see :mod:`rxacp.client.v2`)."""
+        return self._protocol_version
 
     @property
     def client_capabilities(self) -> Any:
@@ -154,7 +182,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         on_abandon: Any = None,
     ) -> AcpObservable[Any]:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
-        spec = m.METHODS[method]
+        spec = self._spec(method)
         params = coerce(spec, request)
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
@@ -237,6 +265,20 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         )
         return tracked
 
+    def _spec(self, method: str) -> m.MethodSpec:
+        spec = self._methods.get(method)
+        if spec is None and self._protocol_version == 2:
+            from .v2 import V1_NAMES
+
+            spec = self._methods.get(V1_NAMES.get(method, ""))
+            if spec is None:
+                raise AcpCapabilityException(
+                    method, f"{method} does not exist in ACP v2 (this connection); nothing sent"
+                )
+        if spec is None:
+            raise AcpCapabilityException(method, f"unknown ACP method {method!r}; nothing sent")
+        return spec
+
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities
         if caps is None:
@@ -245,7 +287,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             caps.require(spec.capability)
         if spec.name == m.SESSION_PROMPT:
             for block in getattr(params, "prompt", None) or ():
-                needed = CONTENT_CAPABILITIES.get(getattr(block, "type", ""))
+                needed = self._content_capabilities.get(getattr(block, "type", ""))
                 if needed is not None and not caps.supports(needed):
                     raise AcpCapabilityException(
                         needed,
@@ -255,7 +297,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ initialization
     def initialize(
-        self, request: InitializeRequest | RequestLike | None = None
+        self, request: InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> AcpObservable[InitializeResponse]:
         """``initialize``: negotiate the protocol version and exchange capabilities.
 
@@ -268,6 +310,10 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             answer    ───────────────R|      (R: InitializeResponse)
             bad version ─────────────X       (AcpProtocolVersionException)
         """
+        if (self._protocol_v2 and request is None) or (request is not None and _wants_v2(request)):
+            from . import v2
+
+            return v2.initialize(self, request)
         if request is None:
             request = InitializeRequest.of(
                 self._client_capabilities,
@@ -319,7 +365,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
         ──request──▶ ─────R|
         """
-        params = coerce(m.METHODS[m.SESSION_CLOSE], request)
+        params = coerce(self._spec(m.SESSION_CLOSE), request)
         source = self._send(m.SESSION_CLOSE, params)
         if not self._session_closed_listeners:
             return source
@@ -338,7 +384,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[PromptResponse]:
         """``session/prompt``: one prompt turn. Its ``session/update``\\ s reach the consumers
         before the answer is emitted. Not bounded by the request timeout, only by the builder's
@@ -363,7 +411,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._prompt(request, stop, updates=False)
 
     def prompt_turn(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[AcpModel]:
         """``session/prompt`` as a stream: every ``SessionUpdate`` of the turn (the models, in
         order), then the ``PromptResponse``, then completion. Cold: each subscription is a new
@@ -427,11 +477,16 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     def _prompt(
         self,
-        request: PromptRequest | RequestLike,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
         stop: CancellationSignal | None,
         updates: bool,
         hold: Callable[[], Any] | None = None,
     ) -> AcpObservable[Any]:
+        if self._protocol_version == 2:
+            from . import v2
+
+            turn = v2.prompt_turn(self, request, stop)
+            return turn if updates else v2.last_update(turn)
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
         settling = self._settling

@@ -15,7 +15,7 @@ or for any I/O.
 # evaluated annotation, since pydantic < 2.13 resolves it in each subclass's module namespace.
 
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Final, Self
+from typing import Annotated, Any, ClassVar, Final, Self, TypeAlias, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -40,6 +40,8 @@ __all__ = [
     "EmptyListOnError",
     "EmptyListOnNull",
     "NoneOnError",
+    "Patch",
+    "PatchModel",
     "SkipInvalidItems",
     "UnknownVariant",
     "positional_error",
@@ -84,6 +86,11 @@ def _restore_null_extras(value: Any, data: Any) -> None:
             for key, item in extra.items():
                 if item is None:
                     data[key] = None
+        if isinstance(value, PatchModel):
+            fields_set = value.__pydantic_fields_set__
+            for attr, wire in value._patch_fields:
+                if attr in fields_set and getattr(value, attr) is None:
+                    data[wire] = None
         for name, field in type(value).__pydantic_fields__.items():
             key = field.serialization_alias or field.alias or name
             if key in data:
@@ -232,6 +239,45 @@ def positional_error(cls: type[BaseModel], given: int) -> TypeError:
         f"{cls.__name__} takes keyword arguments only, got {given} positional; "
         f"its fields in order (* required): {fields}"
     )
+
+
+_T = TypeVar("_T")
+
+Patch: TypeAlias = Annotated[_T | None, "patch"]
+"""A three-state patch field (ACP v2 upserts): omitted = unchanged, ``None`` = clear, value =
+replace.
+
+The field's value is ``None`` both when it was omitted and when it was cleared; the two differ
+in ``model.model_fields_set`` (a cleared field is in it). :meth:`AcpModel.to_wire` writes an
+explicitly set ``None`` as ``null`` and leaves an omitted field out, so wire -> model -> wire
+keeps the difference. ``rxacp.schema.v2.patch_state`` reads it.
+"""
+
+
+class PatchModel(AcpModel):
+    """Base of the models that have :data:`Patch` fields (the v2 schema's nullable fields).
+
+    ``_patch_fields`` (generated) lists them as ``(attribute, wire name)``. An explicit ``null``
+    (or ``None`` given to the constructor) is kept as "clear"; a malformed value of a lenient
+    patch field (``x-deserialize-default-on-error``) reads as omitted, not as clear.
+    """
+
+    _patch_fields: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _explicit_nulls(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        model = handler(data)
+        if isinstance(data, dict) and isinstance(model, PatchModel):
+            fields_set = model.__pydantic_fields_set__
+            for attr, wire in cls._patch_fields:
+                if attr in fields_set and getattr(model, attr) is None:
+                    raw = data.get(wire, data.get(attr))
+                    if raw is None:
+                        _null_extras[0] = True  # to_wire puts this null back
+                    else:
+                        fields_set.discard(attr)  # a malformed value: not reported
+        return model
 
 
 class UnknownVariant(AcpModel):

@@ -232,6 +232,12 @@ class AcpSession:
         """
         self._inbox.handlers[method] = (handler, ordered)
 
+    def remove_handler(self, method: str) -> None:
+        """Forget the request and notification handlers of ``method`` (a connection whose
+        ``initialize`` chose another protocol version registers that version's handlers)."""
+        self._in_flight.handlers.pop(method, None)
+        self._inbox.handlers.pop(method, None)
+
     def has_request_handler(self, method: str) -> bool:
         """True when incoming ``method`` requests have a handler."""
         return method in self._in_flight.handlers

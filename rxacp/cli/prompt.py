@@ -195,6 +195,9 @@ class _StdoutJunk:
     def __call__(self, frame: WireFrame) -> None:
         if frame.direction != "in" or not isinstance(frame.raw, bytes | str):
             return
+        decoded = frame.message  # the tap decoded it already: re-read junk only
+        if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+            return
         _message, junk = read_line(frame.raw)
         if junk is None:
             return

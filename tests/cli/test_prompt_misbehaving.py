@@ -89,9 +89,9 @@ def test_an_invalid_answer_is_reported_as_the_agents_naming_the_field(rxacp_cli:
 def test_startup_timeout_bounds_start_up_and_timeout_only_the_turn(
     rxacp_cli: Any, monkeypatch: Any
 ) -> None:
-    monkeypatch.setenv("ODD_DELAY", "2")
+    monkeypatch.setenv("ODD_DELAY", "4")
     slow = odd("slow-init")
-    ok = rxacp_cli("prompt", "--agent", slow, "--timeout", "1", "--startup-timeout", "30", "hi")
+    ok = rxacp_cli("prompt", "--agent", slow, "--timeout", "3", "--startup-timeout", "30", "hi")
     assert (ok.code, ok.out) == (0, "hi\n"), ok.err
     capped = rxacp_cli(
         "prompt", "--agent", slow, "--timeout", "30", "--startup-timeout", "0.5", "hi"

@@ -25,6 +25,7 @@ from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
+from ..session._forward import ForwardedProperty
 from ..session.blocking import Waiter, wait_for
 from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
@@ -139,20 +140,16 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         """The async client this one blocks on."""
         return self._async
 
-    @property
-    def session(self) -> AcpSession:
-        """The JSON-RPC engine of this connection (advanced use)."""
-        return self._async.session
-
-    @property
-    def agent_capabilities(self) -> NegotiatedCapabilities | None:
-        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
-        return self._async.agent_capabilities
-
-    @property
-    def initialize_response(self) -> schema.InitializeResponse | None:
-        """The agent's ``initialize`` answer (``None`` before it answered)."""
-        return self._async.initialize_response
+    # the async client's state, the same here (one declaration each, in AcpAsyncClient)
+    session = ForwardedProperty[AcpSession]("_async", AcpAsyncClient)
+    agent_capabilities = ForwardedProperty[NegotiatedCapabilities | None]("_async", AcpAsyncClient)
+    initialize_response = ForwardedProperty["schema.InitializeResponse | None"](
+        "_async", AcpAsyncClient
+    )
+    protocol_version = ForwardedProperty[int]("_async", AcpAsyncClient)
+    client_capabilities = ForwardedProperty[Any]("_async", AcpAsyncClient)
+    prompt_timeout = ForwardedProperty[float | None]("_async", AcpAsyncClient)
+    pending_permission_requests = ForwardedProperty[int]("_async", AcpAsyncClient)
 
     # ------------------------------------------------------------------ methods
     def initialize(

@@ -18,7 +18,7 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
-        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
+        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
@@ -30,6 +30,11 @@ EXPECTED: dict[str, set[str]] = {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
         "CancelReason", "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
         "SyncPromptContext",
+    },
+    "rxacp.agent.v2": {"AgentHandlers", "PromptContext", "PromptTurnV2", "SyncPromptContext"},
+    "rxacp.schema.v2.methods": {
+        "ALL_METHODS", "AUTH_LOGIN", "AUTH_LOGOUT", "METHODS", "TERMINAL_CANCEL",
+        "TOOL_CALL_CANCEL",
     },
     "rxacp.agent.support": {
         "AcpAgentSupport", "AcpAgentSupportBuilder", "AcpInterceptor", "AgentInfo",
@@ -47,7 +52,7 @@ EXPECTED: dict[str, set[str]] = {
     },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
-        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelReason", "CancelRequestHook",
+        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook", "Completion",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
         "SessionStats", "as_acp_observable",
     },
@@ -87,7 +92,7 @@ def test_schema_exports_every_stable_definition_and_only_importable_names() -> N
 
 def test_every_exception_rxacp_raises_is_an_acp_exception() -> None:
     import rxacp
-    from rxacp.client import AcpProtocolVersionException
+    from rxacp.errors import AcpProtocolVersionException
 
     for exc in (
         rxacp.AcpProtocolException,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import reactivex
@@ -71,6 +71,9 @@ class AgentConfig:
         self.agent_capabilities: AgentCapabilities | None = None
         self.prompt_capabilities: PromptCapabilities | None = None
         self.handlers: dict[str, Callable[..., Any]] = {}
+        self.v2: Any = None
+        """The ACP v2 handler set (``rxacp.agent.v2.AgentHandlers``), if the agent serves v2."""
+        self.protocol_versions: tuple[int, ...] | None = None
         self.ext_requests: dict[str, Callable[..., Any]] = {}
         self.ext_notifications: dict[str, Callable[..., Any]] = {}
         self.tracing: bool | None = None
@@ -100,6 +103,13 @@ class AgentCore:
             config.max_prompt_duration, name="max_prompt_duration"
         )
         self.client_capabilities: NegotiatedCapabilities | None = None
+        self.protocol_version = PROTOCOL_VERSION
+        """The connection's protocol version (1 until an ``initialize`` chose v2)."""
+        self.methods: Mapping[str, Any] = METHODS
+        """The method table of that version (``rxacp.schema.v2.methods.METHODS`` on v2)."""
+        self.handlers: dict[str, Callable[..., Any]] = config.handlers
+        """The user's handlers of that version, by method name."""
+        self.turn_factory: Callable[..., PromptTurn] = PromptTurn
         self.turns: dict[str, PromptTurn] = {}
         self.held = HeldPrompts(
             self.session,
@@ -119,8 +129,8 @@ class AgentCore:
         self._context_factory = factory
 
     def _register(self) -> None:
-        handlers = self.config.handlers
-        for spec in METHODS.values():
+        handlers = self.handlers
+        for spec in self.methods.values():
             if spec.side != "agent":
                 continue
             user = handlers.get(spec.name)
@@ -152,6 +162,10 @@ class AgentCore:
             self.session.set_notification_handler(
                 method, notification_handler(self.session, None, fn, blocking=self.blocking)
             )
+        if self.config.v2 is not None and self.protocol_version == PROTOCOL_VERSION:
+            from .v2.router import install_router  # v2 loads only for agents that serve it
+
+            install_router(self)
 
     def _close_turn(self, _req: IncomingRequest, params: Any) -> None:
         """``session/close`` cancels the session's running turn before the user's handler."""
@@ -175,7 +189,7 @@ class AgentCore:
         )
         user = self.config.handlers.get("initialize")
         if user is not None:
-            return run_handler(self.session, user, request, blocking=self.blocking)
+            return run_handler(self.session, user, request, blocking=self.blocking, lane=req.method)
         return reactivex.of(self.default_initialize_response())
 
     def default_initialize_response(self) -> InitializeResponse:
@@ -201,7 +215,7 @@ class AgentCore:
 
     # ------------------------------------------------------------------ prompt turns
     def _prompt(self, req: IncomingRequest) -> None:
-        spec = METHODS["session/prompt"]
+        spec = self.methods["session/prompt"]
         request = parse_params(spec.params_type, req.params)
         session_id: str = request.session_id
         active = self.turns.get(session_id)
@@ -209,16 +223,18 @@ class AgentCore:
             if not self.held.hold(active, req, lambda: self._prompt(req)):
                 req.respond_error(busy_error(session_id))
             return
-        turn = PromptTurn(self, req, session_id, request)
+        turn = self.turn_factory(self, req, session_id, request)
         self.turns[session_id] = turn
         assert self._context_factory is not None
         context = self._context_factory(turn)
-        user = self.config.handlers["session/prompt"]
+        user = self.handlers["session/prompt"]
         if self.tracer is not None:  # the handler runs in the turn's span (its own spans nest)
             user = self.tracer.in_turn(session_id, user)
         if self.blocking:
             turn.start(
-                self.session.run_blocking(lambda: user(request, context), name=handler_name(user))
+                self.session.run_blocking(
+                    lambda: user(request, context), name=handler_name(user), lane=req.method
+                )
             )
             return
         try:
@@ -232,7 +248,7 @@ class AgentCore:
             turn.finish_now(result=value)
 
     def _cancel(self, note: IncomingNotification) -> None:
-        spec = METHODS["session/cancel"]
+        spec = self.methods["session/cancel"]
         try:
             params = parse_params(spec.params_type, note.params)
         except AcpProtocolException:
@@ -242,7 +258,7 @@ class AgentCore:
         if turn is not None:
             turn.cancel_from_session()
         self.held.cancel(params.session_id)
-        user = self.config.handlers.get("session/cancel")
+        user = self.handlers.get("session/cancel")
         if user is not None:
             run_handler(self.session, user, params, blocking=self.blocking).subscribe(
                 on_error=lambda e: _log.error("cancel handler failed: %s", e, exc_info=e)
@@ -267,7 +283,7 @@ class AgentCore:
         subscribe ──request──▶ ─────R|
         not advertised:         X          (AcpCapabilityException, nothing sent)
         """
-        spec = METHODS[method]
+        spec = self.methods[method]
         if spec.capability is not None:
             caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
             if not caps.supports(spec.capability):
@@ -285,7 +301,7 @@ class AgentCore:
 
     def notify(self, method: str, params: Any) -> None:
         """Send an agent→client notification, gated like :meth:`call` (raises at once)."""
-        spec = METHODS[method]
+        spec = self.methods[method]
         if spec.capability is not None:
             caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
             caps.require(spec.capability)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from .async_client import (
     SUPPORTED_PROTOCOL_VERSIONS,
     AcpAsyncClient,
-    AcpProtocolVersionException,
     RequestLike,
 )
 from .builder import (
@@ -37,7 +36,6 @@ __all__ = [
     "AcpAsyncClient",
     "AcpAsyncClientBuilder",
     "AcpClient",
-    "AcpProtocolVersionException",
     "AcpSyncClient",
     "AcpSyncClientBuilder",
     "AsyncHandler",

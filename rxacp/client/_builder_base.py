@@ -17,6 +17,7 @@ from typing import Any, Generic, Self, TypeAlias, TypeVar
 import reactivex
 from reactivex import abc
 
+from .._compat import running_loop
 from .._durations import Duration, to_seconds
 from ..schema import (
     AcpModel,
@@ -31,7 +32,13 @@ from ..session.adapters import check_ext_method, check_raw_method
 from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
-from .handlers import ClientHandlers, PermissionTracker, default_client_capabilities, install
+from .handlers import (
+    ClientHandlers,
+    KnownSessions,
+    PermissionTracker,
+    default_client_capabilities,
+    install,
+)
 from .session_states import SessionStates
 
 __all__ = ["ClientBuilderBase", "install_handlers"]
@@ -117,9 +124,11 @@ class ClientBuilderBase(Generic[_Client]):
         self._client_info: dict[str, Any] = _default_client_info()
         self._scheduler: abc.SchedulerBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_chosen = False  # event_loop() was called (None: its own loop thread)
         self._executor: concurrent.futures.Executor | None = None
         self._tracing: bool | None = None
         self._tracer_provider: Any = None
+        self._protocol_v2 = False
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -155,17 +164,33 @@ class ClientBuilderBase(Generic[_Client]):
         self._client_info = _wire(info, Implementation, "client_info")
         return self
 
+    def protocol_v2(self, enabled: bool = True) -> Self:
+        """Ask for ACP v2 (a Draft, experimental): ``initialize()`` sends a v2 request and the
+        connection speaks v2 if the agent answers 2, or falls back to v1 if it answers 1
+        (``client.protocol_version`` says which). On v2, consumers, ``updates()`` and the
+        permission handler get :mod:`rxacp.schema.v2` models and a prompt turn completes on
+        the ``idle`` ``state_update``; see ``docs/v2.md``. Off by default (v1 only)."""
+        self._protocol_v2 = bool(enabled)
+        return self
+
     def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
         """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
         ``reactivex.testing.TestScheduler`` for virtual time)."""
         self._scheduler = scheduler
         return self
 
-    def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
-        """Run the connection on a loop you already run (default: its own daemon thread)."""
-        if not isinstance(loop, asyncio.AbstractEventLoop):
+    def event_loop(self, loop: asyncio.AbstractEventLoop | None) -> Self:
+        """Run the connection on a loop you already run, or (``None``) on a loop of its own in a
+        daemon thread.
+
+        Default: the blocking client always gets its own loop; the async client runs on the
+        loop that is running where it is built (``build()`` inside ``async def`` code, as
+        asyncio libraries do: no thread hand-off per call), else on its own.
+        """
+        if loop is not None and not isinstance(loop, asyncio.AbstractEventLoop):
             raise TypeError(f"event_loop takes an asyncio event loop, not {type(loop).__name__}")
         self._loop = loop
+        self._loop_chosen = True
         return self
 
     # ------------------------------------------------------------------ consumers
@@ -269,21 +294,25 @@ class ClientBuilderBase(Generic[_Client]):
         return self
 
     # ------------------------------------------------------------------ build
-    def _build_async(self) -> AcpAsyncClient:
+    def _build_async(self, *, on_running_loop: bool = False) -> AcpAsyncClient:
         if self._built:
             raise RuntimeError("this builder already built a client (a transport is single-use)")
         self._built = True
+        loop = self._loop
+        if on_running_loop and not self._loop_chosen:
+            loop = running_loop()
         session = AcpSession(
             self._transport,
             role="client",
             request_timeout=self._request_timeout,
             scheduler=self._scheduler,
-            loop=self._loop,
+            loop=loop,
             executor=self._executor,
         )
         install_tracing(session, "client", self._tracing, self._tracer_provider)
         permissions = PermissionTracker()
-        install(session, self._handlers, permissions)
+        sessions = KnownSessions()
+        install(session, self._handlers, permissions, sessions)
         capabilities = self._client_capabilities
         if capabilities is None:
             capabilities = default_client_capabilities(self._handlers)
@@ -293,8 +322,11 @@ class ClientBuilderBase(Generic[_Client]):
             client_info=self._client_info,
             prompt_timeout=self._prompt_timeout,
             permissions=permissions,
+            sessions=sessions,
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,
             session_states=self._handlers.session_states,
+            handlers=self._handlers,
+            protocol_v2=self._protocol_v2,
         )

@@ -18,9 +18,9 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
 
@@ -39,7 +39,7 @@ from ..schema import (
     SessionNotification,
 )
 from ..schema import methods as m
-from ..session import AcpObservable, AcpSession
+from ..session import AcpObservable, AcpSession, Completion
 from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
@@ -49,16 +49,20 @@ from ._calls import (
     ClosesGracefully,
     RequestLike,
     coerce,
-    completed,
+    sent_on_subscribe,
     stoppable,
 )
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
-from .handlers import PermissionTracker
+from .handlers import ClientHandlers, KnownSessions, PermissionTracker
 from .read_model import SessionState
 from .session_states import SessionStates
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
+
+if TYPE_CHECKING:
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -68,6 +72,19 @@ __all__ = [
 ]
 
 _DEFAULT: Any = object()
+_CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
+"""Calls whose answer names a new session (added to ``KnownSessions``)."""
+
+
+def _wants_v2(request: Any) -> bool:
+    version = (
+        request.get("protocolVersion")
+        if isinstance(request, Mapping)
+        else getattr(request, "protocol_version", None)
+    )
+    return isinstance(version, int) and not isinstance(version, bool) and version >= 2
+
+
 _log = logging.getLogger("rxacp.client")
 
 
@@ -91,10 +108,13 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         client_info: Any,
         prompt_timeout: Duration | None,
         permissions: PermissionTracker,
+        sessions: KnownSessions | None = None,
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
         session_states: SessionStates | None = None,
+        handlers: ClientHandlers | None = None,
+        protocol_v2: bool = False,
     ) -> None:
         self._session = session
         self._updates = update_stream if update_stream is not None else UpdateStream()
@@ -102,12 +122,18 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._client_info = client_info
         self._prompt_timeout = to_seconds(prompt_timeout, name="prompt_timeout")
         self._permissions = permissions
+        self._sessions = sessions
         self._session_closed_listeners = tuple(session_closed_listeners)
         self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
-        self._settling = SettlingTurns(session, self.cancel)
+        self._settling = SettlingTurns(session, self._cancel_now)
         self._states = session_states
+        self._handlers = handlers
+        self._protocol_v2 = protocol_v2
+        self._protocol_version = 1
+        self._methods: Mapping[str, m.MethodSpec] = m.METHODS
+        self._content_capabilities: Mapping[str, str] = CONTENT_CAPABILITIES
 
     # ------------------------------------------------------------------ state
     @property
@@ -124,6 +150,12 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
     def initialize_response(self) -> InitializeResponse | None:
         """The agent's ``initialize`` answer (``None`` before it answered)."""
         return self._initialize_response
+
+    @property
+    def protocol_version(self) -> int:
+        """The connection's ACP protocol version: 1, or 2 once ``initialize`` negotiated the
+        v2 Draft (opt-in: the builder's ``protocol_v2()``; see :mod:`rxacp.client.v2`)."""
+        return self._protocol_version
 
     @property
     def client_capabilities(self) -> Any:
@@ -150,7 +182,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         on_abandon: Any = None,
     ) -> AcpObservable[Any]:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
-        spec = m.METHODS[method]
+        spec = self._spec(method)
         params = coerce(spec, request)
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
@@ -164,9 +196,15 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
                 start(params, None)
 
         # one Observable: the gate runs at each subscription, before anything is sent
-        source = self._session.send_request(
-            method, params, spec.result_type, before=before, **kwargs
-        )
+        sessions = self._sessions
+        if sessions is not None and (
+            method in _CREATING or getattr(params, "session_id", None) is not None
+        ):
+            source = self._tracked(sessions, method, params, spec, kwargs, before)
+        else:
+            source = self._session.send_request(
+                method, params, spec.result_type, before=before, **kwargs
+            )
         if hooks is None:
             return source
         answer, end = hooks.answer, hooks.end
@@ -176,6 +214,70 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             source = source.pipe(ops.finally_action(lambda: end(params, None)))
         return source
 
+    def _tracked(
+        self,
+        sessions: KnownSessions,
+        method: str,
+        params: Any,
+        spec: m.MethodSpec,
+        kwargs: dict[str, Any],
+        gate: Callable[[], None],
+    ) -> AcpObservable[Any]:
+        """A call that names, creates or ends a session, kept in :class:`KnownSessions` (the
+        agent's requests for any other session are refused): ``session/new`` and
+        ``session/fork`` add the answered id (and accept any id while unanswered), any other
+        call naming a session (``session/load``, ``session/resume``, a prompt...) adds that
+        one when sent (``session/load`` and ``session/resume`` drop it if refused), and
+        ``session/close`` drops it once answered."""
+        named = str(getattr(params, "session_id", "") or "")
+        creates = method in _CREATING
+        sent = [False]
+
+        def before() -> None:
+            gate()
+            sent[0] = True
+            if creates:
+                sessions.creating(+1)
+            elif method != m.SESSION_CLOSE:
+                sessions.add(named)
+
+        def settled() -> None:
+            if sent[0] and creates:
+                sent[0] = False
+                sessions.creating(-1)
+
+        def on_next(result: Any) -> None:
+            if creates:
+                sessions.add(str(getattr(result, "session_id", "")))
+            elif method == m.SESSION_CLOSE:
+                sessions.discard(named)
+
+        def on_error(_error: Exception) -> None:
+            if method in (m.SESSION_LOAD, m.SESSION_RESUME):
+                sessions.discard(named)
+
+        source = self._session.send_request(
+            method, params, spec.result_type, before=before, **kwargs
+        )
+        tracked: AcpObservable[Any] = source.pipe(
+            ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
+        )
+        return tracked
+
+    def _spec(self, method: str) -> m.MethodSpec:
+        spec = self._methods.get(method)
+        if spec is None and self._protocol_version == 2:
+            from .v2 import V1_NAMES
+
+            spec = self._methods.get(V1_NAMES.get(method, ""))
+            if spec is None:
+                raise AcpCapabilityException(
+                    method, f"{method} does not exist in ACP v2 (this connection); nothing sent"
+                )
+        if spec is None:
+            raise AcpCapabilityException(method, f"unknown ACP method {method!r}; nothing sent")
+        return spec
+
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities
         if caps is None:
@@ -184,7 +286,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             caps.require(spec.capability)
         if spec.name == m.SESSION_PROMPT:
             for block in getattr(params, "prompt", None) or ():
-                needed = CONTENT_CAPABILITIES.get(getattr(block, "type", ""))
+                needed = self._content_capabilities.get(getattr(block, "type", ""))
                 if needed is not None and not caps.supports(needed):
                     raise AcpCapabilityException(
                         needed,
@@ -194,7 +296,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ initialization
     def initialize(
-        self, request: InitializeRequest | RequestLike | None = None
+        self, request: InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> AcpObservable[InitializeResponse]:
         """``initialize``: negotiate the protocol version and exchange capabilities.
 
@@ -207,6 +309,10 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             answer    ───────────────R|      (R: InitializeResponse)
             bad version ─────────────X       (AcpProtocolVersionException)
         """
+        if (self._protocol_v2 and request is None) or (request is not None and _wants_v2(request)):
+            from . import v2
+
+            return v2.initialize(self, request)
         if request is None:
             request = InitializeRequest.of(
                 self._client_capabilities,
@@ -258,7 +364,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
         ──request──▶ ─────R|
         """
-        params = coerce(m.METHODS[m.SESSION_CLOSE], request)
+        params = coerce(self._spec(m.SESSION_CLOSE), request)
         source = self._send(m.SESSION_CLOSE, params)
         if not self._session_closed_listeners:
             return source
@@ -277,7 +383,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[PromptResponse]:
         """``session/prompt``: one prompt turn. Its ``session/update``\\ s reach the consumers
         before the answer is emitted. Not bounded by the request timeout, only by the builder's
@@ -302,7 +410,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._prompt(request, stop, updates=False)
 
     def prompt_turn(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[AcpModel]:
         """``session/prompt`` as a stream: every ``SessionUpdate`` of the turn (the models, in
         order), then the ``PromptResponse``, then completion. Cold: each subscription is a new
@@ -366,11 +476,16 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     def _prompt(
         self,
-        request: PromptRequest | RequestLike,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
         stop: CancellationSignal | None,
         updates: bool,
         hold: Callable[[], Any] | None = None,
     ) -> AcpObservable[Any]:
+        if self._protocol_version == 2:
+            from . import v2
+
+            turn = v2.prompt_turn(self, request, stop)
+            return turn if updates else v2.last_update(turn)
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
         settling = self._settling
@@ -384,26 +499,38 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             source = with_updates(self._updates, session_id, source, hold)
         source = settling.hold(session_id, source, stop)
         # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
-        return stoppable(source, stop, lambda: self.cancel(session_id))
+        return stoppable(source, stop, lambda: self._cancel_now(session_id))
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:
-        """Send ``session/cancel`` for a session (a ``CancelNotification`` or a session id).
+        """A cold Observable that sends ``session/cancel`` for a session (a
+        ``CancelNotification`` or a session id) when subscribed, then completes, like every
+        other call (``await client.cancel(sid)`` sends it). The notification is checked at call
+        time. With it this client answers its pending ``session/request_permission`` requests
+        of that session with outcome ``cancelled``, disposing their handlers (spec: the client
+        MUST do so); both are written before the turn's answer can be read::
 
-        Sent **at call time** (a notification has no answer to wait for); the returned
-        Observable just completes, so ``await client.cancel(sid)`` works. It also answers this
-        client's pending ``session/request_permission`` requests of that session with outcome
-        ``cancelled`` at once, disposing their handlers (spec: the client MUST do so)::
-
-            call ──session/cancel──▶   returns: |
+            subscribe ──session/cancel, permission answers──▶ |
         """
         spec = m.METHODS[m.SESSION_CANCEL]
         note = coerce(
             spec, {"sessionId": notification} if isinstance(notification, str) else notification
         )
-        session_id = str(getattr(note, "session_id", ""))
-        self._session.send_notification(m.SESSION_CANCEL, note)
-        self._permissions.cancel_session(session_id)
-        return completed()
+        return sent_on_subscribe(
+            lambda: self._cancel_now(str(getattr(note, "session_id", "")), note)
+        )
+
+    def _cancel_now(self, session_id: str, note: Any = None) -> None:
+        """Send ``session/cancel``, then answer the session's pending permission requests
+        ``cancelled`` (any thread). Both are written in one step on the loop, so the turn's
+        answer (which the agent sends after it got the cancel) cannot be read in between.
+        """
+        body = {"sessionId": session_id} if note is None else note
+
+        def cancel_and_answer() -> None:
+            self._session.send_notification(m.SESSION_CANCEL, body)
+            self._permissions.cancel_session(session_id)
+
+        self._session.runner.call(cancel_and_answer)
 
     # ------------------------------------------------------------------ extensions
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
@@ -415,24 +542,33 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._session.send_request(method, {} if params is None else params, None)
 
     def ext_notification(self, method: str, params: Any = None) -> AcpObservable[Any]:
-        """Send an extension notification (name must start with ``_``) at call time; the
-        returned Observable just completes::
+        """A cold Observable that sends an extension notification (name must start with ``_``,
+        checked at call time) when subscribed, then completes::
 
-            call ──notification──▶   returns: |
+            subscribe ──notification──▶ |
         """
         check_ext_method(method)
-        self._session.send_notification(method, {} if params is None else params)
-        return completed()
+        body = {} if params is None else params
+        return sent_on_subscribe(lambda: self._session.send_notification(method, body))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Close at once: pending calls error with ``AcpConnectionException``. Idempotent."""
         self._session.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
         """Let queued notifications drain and writes flush, then close (bounded by ``timeout``,
-        default the request timeout). Idempotent."""
-        self._session.close_gracefully(to_seconds(timeout, name="timeout"))
+        a ``timedelta`` or seconds, default the request timeout). Idempotent.
+
+        Returns the close's :class:`~rxacp.session.Completion`, already started (Java
+        ``closeGracefully()``: ``client.close_gracefully().block(timeout)`` works)::
+
+            close_gracefully() ──▶ --None|     (connection ended)
+
+        Off the connection's loop it returns once the connection ended; on the loop the close
+        is scheduled and the completion settles when it finished.
+        """
+        return self._session.close_gracefully(timeout)
 
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully from asyncio code (any loop) and wait until the connection ended."""

@@ -29,6 +29,7 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
+from ..errors import AcpProtocolException
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -53,12 +54,21 @@ from .streams import UpdateStream
 
 __all__ = [
     "HANDLED_REQUESTS",
+    "MAX_PENDING_PERMISSIONS",
     "ClientHandlers",
     "Consumer",
+    "KnownSessions",
     "PermissionTracker",
     "default_client_capabilities",
     "install",
 ]
+
+MAX_PENDING_PERMISSIONS = 16
+"""Permission requests one session may have waiting for an answer at once; more are refused
+``-32600`` without reaching the application (a person answers them one at a time; an agent
+that asks for more is flooding). Issue 30."""
+
+_MAX_ECHOED_ID = 64  # characters of a peer's session id an error repeats
 
 _log = logging.getLogger("rxacp.client")
 
@@ -100,20 +110,84 @@ class ClientHandlers:
         else on the consumer thread); the async client's run on the loop."""
 
 
-class PermissionTracker:
-    """Pending incoming ``session/request_permission`` requests, per ACP session id.
+class KnownSessions:
+    """The ACP sessions this client created, loaded, resumed or forked (and did not close).
 
-    Thread-safe. :meth:`cancel_session` answers every pending one with outcome ``cancelled``
-    (which also disposes the user's handler).
+    Thread-safe. An agent's request naming any other session is answered ``-32002`` without
+    reaching the application (:func:`install`), except while a ``session/new`` or
+    ``session/fork`` is unanswered (the agent may use the new id before its answer is
+    delivered).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._ids: set[str] = set()
+        self._creating = 0
+
+    def add(self, session_id: str) -> None:
+        with self._lock:
+            self._ids.add(session_id)
+
+    def discard(self, session_id: str) -> None:
+        with self._lock:
+            self._ids.discard(session_id)
+
+    def creating(self, delta: int) -> None:
+        """A ``session/new`` or ``session/fork`` was sent (``+1``) or settled (``-1``)."""
+        with self._lock:
+            self._creating += delta
+
+    def accepts(self, session_id: str) -> bool:
+        """Whether an agent's request for ``session_id`` may reach the application."""
+        with self._lock:
+            return session_id in self._ids or self._creating > 0
+
+    def __contains__(self, session_id: object) -> bool:
+        with self._lock:
+            return session_id in self._ids
+
+
+def _echoed(session_id: str) -> str:
+    """At most :data:`_MAX_ECHOED_ID` characters of a peer's id (an error repeats it)."""
+    if len(session_id) <= _MAX_ECHOED_ID:
+        return session_id
+    return f"{session_id[:_MAX_ECHOED_ID]}… ({len(session_id) - _MAX_ECHOED_ID} more characters)"
+
+
+def unknown_session(session_id: str) -> AcpProtocolException:
+    """The ``-32002`` of an agent's request for a session this client does not know."""
+    echoed = _echoed(session_id)
+    return AcpProtocolException.resource_not_found(
+        f"Resource not found: unknown session {echoed!r} (this client did not create or load "
+        "it, or closed it)",
+        {"sessionId": echoed},
+    )
+
+
+class PermissionTracker:
+    """Pending incoming ``session/request_permission`` requests, per ACP session id.
+
+    Thread-safe. :meth:`cancel_session` answers every pending one with outcome ``cancelled``
+    (which also disposes the user's handler). At most ``limit`` wait per session:
+    :meth:`track` refuses more.
+    """
+
+    def __init__(self, limit: int = MAX_PENDING_PERMISSIONS) -> None:
+        self._lock = threading.Lock()
         self._pending: dict[str, set[IncomingRequest]] = {}
+        self.limit = limit
 
     def track(self, session_id: str, req: IncomingRequest) -> None:
+        """Count ``req`` as waiting; raises the ``-32600`` when ``limit`` already wait."""
         with self._lock:
-            self._pending.setdefault(session_id, set()).add(req)
+            pending = self._pending.setdefault(session_id, set())
+            if len(pending) >= self.limit:
+                raise AcpProtocolException.invalid_request(
+                    f"Invalid request: {len(pending)} permission requests of session "
+                    f"{_echoed(session_id)!r} are already waiting for an answer (this "
+                    f"client's limit is {self.limit}); wait for their answers"
+                )
+            pending.add(req)
 
     def untrack(self, session_id: str, req: IncomingRequest) -> None:
         with self._lock:
@@ -171,13 +245,20 @@ def default_client_capabilities(handlers: ClientHandlers) -> dict[str, Any]:
     return caps
 
 
-def install(session: AcpSession, handlers: ClientHandlers, permissions: PermissionTracker) -> None:
-    """Register everything in ``handlers`` on ``session`` (before it starts)."""
+def install(
+    session: AcpSession,
+    handlers: ClientHandlers,
+    permissions: PermissionTracker,
+    sessions: KnownSessions | None = None,
+) -> None:
+    """Register everything in ``handlers`` on ``session`` (before it starts); with
+    ``sessions``, an agent's request for a session not in it is answered ``-32002``."""
     for spec in HANDLED_REQUESTS:
         fn = handlers.requests.get(spec.name)
         if fn is not None:
             session.set_request_handler(
-                spec.name, _request_handler(session, spec, fn, handlers.blocking, permissions)
+                spec.name,
+                _request_handler(session, spec, fn, handlers.blocking, permissions, sessions),
             )
     for method, fn in handlers.ext_requests.items():
         session.set_request_handler(
@@ -225,12 +306,23 @@ def _request_handler(
     fn: Callable[[Any], Any],
     blocking: bool,
     permissions: PermissionTracker,
+    sessions: KnownSessions | None = None,
 ) -> Callable[[IncomingRequest], reactivex.Observable[Any] | None]:
+    def known(params: Any) -> None:
+        session_id = getattr(params, "session_id", None)
+        if sessions is not None and session_id is not None and not sessions.accepts(session_id):
+            raise unknown_session(str(session_id))
+
     if spec.name != SESSION_REQUEST_PERMISSION:
-        return request_handler(session, spec, fn, blocking=blocking)
+
+        def check(_req: IncomingRequest, params: Any) -> None:
+            known(params)
+
+        return request_handler(session, spec, fn, blocking=blocking, before=check)
 
     def track(req: IncomingRequest, params: Any) -> Callable[[], None]:
         # tracked before the user's handler runs, so a concurrent session/cancel cannot miss it
+        known(params)
         session_id = str(getattr(params, "session_id", ""))
         permissions.track(session_id, req)
         return lambda: permissions.untrack(session_id, req)

@@ -25,8 +25,9 @@ from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
+from ..session._forward import ForwardedProperty
 from ..session.blocking import Waiter, wait_for
-from ._calls import ClosesGracefully
+from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
@@ -69,11 +70,11 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         self,
         delegate: AcpAsyncClient,
         *,
-        request_timeout: float | None,
+        request_timeout: Duration | None,
         consumer_thread: ConsumerThread | None = None,
     ) -> None:
         self._async = delegate
-        self._request_timeout = request_timeout
+        self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._consumers = consumer_thread
         self._wait: Waiter = _DEFAULT_WAIT
 
@@ -139,20 +140,16 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         """The async client this one blocks on."""
         return self._async
 
-    @property
-    def session(self) -> AcpSession:
-        """The JSON-RPC engine of this connection (advanced use)."""
-        return self._async.session
-
-    @property
-    def agent_capabilities(self) -> NegotiatedCapabilities | None:
-        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
-        return self._async.agent_capabilities
-
-    @property
-    def initialize_response(self) -> schema.InitializeResponse | None:
-        """The agent's ``initialize`` answer (``None`` before it answered)."""
-        return self._async.initialize_response
+    # the async client's state, the same here (one declaration each, in AcpAsyncClient)
+    session = ForwardedProperty[AcpSession]("_async", AcpAsyncClient)
+    agent_capabilities = ForwardedProperty[NegotiatedCapabilities | None]("_async", AcpAsyncClient)
+    initialize_response = ForwardedProperty["schema.InitializeResponse | None"](
+        "_async", AcpAsyncClient
+    )
+    protocol_version = ForwardedProperty[int]("_async", AcpAsyncClient)
+    client_capabilities = ForwardedProperty[Any]("_async", AcpAsyncClient)
+    prompt_timeout = ForwardedProperty[float | None]("_async", AcpAsyncClient)
+    pending_permission_requests = ForwardedProperty[int]("_async", AcpAsyncClient)
 
     # ------------------------------------------------------------------ methods
     def initialize(
@@ -230,8 +227,8 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests
-        ``cancelled``)."""
-        self._async.cancel(notification)
+        ``cancelled`` first)."""
+        send_now(self._async.cancel(notification))
 
     def ext_method(self, method: str, params: Any = None) -> Any:
         """Call an extension method (name starts with ``_``); returns the raw result JSON."""
@@ -239,15 +236,20 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (name starts with ``_``)."""
-        self._async.ext_notification(method, params)
+        send_now(self._async.ext_notification(method, params))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""
         self._async.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> bool:
         """Drain queued notifications (through the consumers) and flush writes, then close.
-        Idempotent."""
-        self._async.close_gracefully(timeout)
-        self._flush_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        Idempotent. Blocks; returns True when the connection ended and the consumers ran
+        within the bound (Java's ``AcpSyncClient.closeGracefully()`` → ``boolean``).
+
+        ``timeout``: a ``timedelta`` or seconds (default the request timeout).
+        """
+        closed = self._async.close_gracefully(timeout)
+        flushed = self.wait_for_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        return closed.done and closed.error is None and flushed

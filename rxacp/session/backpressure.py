@@ -30,16 +30,17 @@ to 6.5-8.0 µs; round trips and fan-out unchanged."""
 
 
 class InboundGate:
-    """Back-pressure towards the peer: stop reading while the ordered inbox is too deep.
+    """Back-pressure towards the peer: stop reading while too much input waits to be handled.
 
     Consumers that fall behind (an Observable-returning or ``async def`` consumer holds the
     inbox until it finished) would otherwise let every frame the transport reads queue up in
-    memory. When ``high`` items are queued the transport is asked to :meth:`pause_reading`
-    (the peer's writes then block in the OS pipe); once the inbox is down to ``low`` it resumes.
-    Loop thread only.
+    memory, and so would incoming requests held while the outbound buffer is full (see
+    :class:`~rxacp.session.dispatch.InFlightRequests`). When ``high`` items wait (the ordered
+    inbox's depth plus the held requests) the transport is asked to :meth:`pause_reading` (the
+    peer's writes then block in the OS pipe); once ``low`` are left it resumes. Loop thread only.
     """
 
-    __slots__ = ("_high", "_low", "_paused", "_stats", "_transport")
+    __slots__ = ("_depth", "_held", "_high", "_low", "_paused", "_stats", "_transport")
 
     def __init__(self, transport: AcpTransport, high: int, stats: SessionStats) -> None:
         if isinstance(high, bool) or not isinstance(high, int):
@@ -51,6 +52,8 @@ class InboundGate:
         self._low = high // 4
         self._paused = False
         self._stats = stats
+        self._depth = 0  # items in the ordered inbox
+        self._held = 0  # incoming requests held while the outbound buffer is full
 
     @property
     def paused(self) -> bool:
@@ -59,14 +62,26 @@ class InboundGate:
 
     def grew(self, depth: int) -> None:
         """The inbox now holds ``depth`` items."""
-        if depth >= self._high and not self._paused:
-            self._paused = True
-            self._stats.read_pauses += 1
-            self._transport.pause_reading()
+        self._depth = depth
+        self._check()
 
     def shrank(self, depth: int) -> None:
         """The inbox is down to ``depth`` items."""
-        if self._paused and depth <= self._low:
+        self._depth = depth
+        self._check()
+
+    def held(self, count: int) -> None:
+        """``count`` incoming requests are now held (not yet handed to their handlers)."""
+        self._held = count
+        self._check()
+
+    def _check(self) -> None:
+        waiting = self._depth + self._held
+        if not self._paused and waiting >= self._high:
+            self._paused = True
+            self._stats.read_pauses += 1
+            self._transport.pause_reading()
+        elif self._paused and waiting <= self._low:
             self._paused = False
             self._transport.resume_reading()
 
@@ -80,38 +95,87 @@ class OutboundGate:
     in :meth:`enter` until it opens; the loop calls :meth:`leave` when it runs the hand-off.
     The loop thread itself never waits here (it cannot block). :meth:`open_forever` releases
     every waiter when the connection ends.
+
+    ``hold_producers=False`` (the client side) keeps producer threads going while the buffer
+    is full (only the ``limit`` holds them): a client's own writes are small requests and
+    ``session/cancel``, which must never wait behind an agent that stopped reading. Blocking
+    *handlers* wait before they start either way (:meth:`wait_open`): their answers are what
+    piles up when the peer sends requests and does not read the answers.
     """
 
-    __slots__ = ("_cond", "_forever", "_limit", "_lock", "_paused", "_queued", "_stats")
+    __slots__ = (
+        "_cond",
+        "_forever",
+        "_hold_producers",
+        "_limit",
+        "_lock",
+        "_open",
+        "_paused",
+        "_queued",
+        "_stats",
+        "_written_waits",
+    )
 
-    def __init__(self, limit: int, stats: SessionStats) -> None:
+    def __init__(self, limit: int, stats: SessionStats, *, hold_producers: bool = True) -> None:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
+        self._open = threading.Condition(self._lock)  # handlers waiting in wait_open()
         self._limit = limit
         self._queued = 0
         self._paused = False
         self._forever = False
         self._stats = stats
+        self._hold_producers = hold_producers
+        self._written_waits: set[threading.Event] = set()
 
     @property
     def paused(self) -> bool:
         """True while the transport reports its write buffer full."""
         return self._paused and not self._forever
 
+    def _closed_locked(self) -> bool:
+        held = self._paused and self._hold_producers
+        return not self._forever and (held or self._queued >= self._limit)
+
     def enter(self) -> None:
         """Wait (on a producer thread) until a hand-off may be queued, then count it."""
         with self._lock:
-            if not self._forever and (self._paused or self._queued >= self._limit):
+            if self._closed_locked():
                 self._stats.producer_waits += 1
-                while not self._forever and (self._paused or self._queued >= self._limit):
+                while self._closed_locked():
                     self._cond.wait()
             self._queued += 1
+
+    def wait_open(self) -> None:
+        """Wait (on a worker thread, before a blocking handler starts) while the transport
+        reports its write buffer full; returns at once otherwise, and once the connection
+        ended."""
+        with self._lock:
+            if self._paused and not self._forever:
+                self._stats.producer_waits += 1
+                while self._paused and not self._forever:
+                    self._open.wait()
+
+    def wait_written(self, written: threading.Event) -> None:
+        """Wait (on the thread that handed an answer to the loop) until the loop set
+        ``written``, or the connection ended. A worker thus holds at most one answer the
+        transport has not taken yet, and sees the pause it caused before its next handler
+        starts (:meth:`wait_open`)."""
+        with self._lock:
+            if self._forever:
+                return
+            self._written_waits.add(written)
+        try:
+            written.wait()
+        finally:
+            with self._lock:
+                self._written_waits.discard(written)
 
     def leave(self, count: int = 1) -> None:
         """The loop ran ``count`` queued hand-offs (one batch: one lock round trip)."""
         with self._lock:
             self._queued -= count
-            if self._queued < self._limit and not self._paused:
+            if self._queued < self._limit and not (self._paused and self._hold_producers):
                 self._cond.notify(count)
 
     def pause(self) -> None:
@@ -124,12 +188,16 @@ class OutboundGate:
         with self._cond:
             self._paused = False
             self._cond.notify_all()
+            self._open.notify_all()
 
     def open_forever(self) -> None:
         """The connection ended: release every waiting producer, never block again."""
         with self._cond:
             self._forever = True
             self._cond.notify_all()
+            self._open.notify_all()
+            for written in self._written_waits:
+                written.set()
 
 
 class GatedRunner(LoopRunner):

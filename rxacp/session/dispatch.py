@@ -12,8 +12,10 @@ lifecycle.
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,7 +24,13 @@ from reactivex import abc
 from reactivex.disposable import Disposable
 
 from .. import jsonrpc
-from ..errors import AcpConnectionException, AcpErrorCodes, AcpProtocolException, exception_to_error
+from ..errors import (
+    AcpConnectionException,
+    AcpErrorCodes,
+    AcpProtocolException,
+    exception_to_error,
+    peer_echo,
+)
 from .adapters import as_observable
 from .incoming import IncomingRequest
 from .observable import AcpObservable
@@ -30,6 +38,7 @@ from .pending import to_wire_value
 from .state import CLOSED, ConnectionState
 
 if TYPE_CHECKING:
+    from .backpressure import InboundGate, OutboundGate
     from .loop import LoopRunner
     from .requests import Send
     from .session import AcpSession
@@ -56,6 +65,16 @@ class InFlightRequests:
         send: writes one message (raises before writing if it is not JSON).
         write: writes one message (logs and drops it if it is not JSON).
         role: for log messages.
+        outbound: the outbound gate: while it reports the transport's write buffer over its
+            high-water mark (the peer is not reading), incoming requests are *held* instead of
+            being handed to their handlers, and handed over once it drained
+            (:meth:`release_held`). The answers are what would pile up.
+        inbound: told how many requests are held (reading pauses past its bound).
+        max_per_method: at most this many requests of one method are with their handlers at
+            once (the worker pool's ``max_workers``, for blocking and ``async`` handlers
+            alike); more wait, in arrival order, until one is answered. So a flood of one
+            kind neither holds every worker nor delays another kind, and what a burst read in
+            one chunk costs is bounded.
     """
 
     def __init__(
@@ -67,6 +86,9 @@ class InFlightRequests:
         write: Send,
         *,
         role: str,
+        outbound: OutboundGate | None = None,
+        inbound: InboundGate | None = None,
+        max_per_method: int | None = None,
     ) -> None:
         self._session = session
         self._state = state
@@ -74,6 +96,17 @@ class InFlightRequests:
         self._send = send
         self._write = write
         self._role = role
+        self._outbound = outbound
+        self._inbound = inbound
+        self._max_per_method = max_per_method
+        self._held: dict[Any, jsonrpc.Request] = {}
+        """Requests not handed to their handlers yet, by id."""
+        self._waiting: dict[str, collections.deque[Any]] = {}
+        """The held ids of each method, in arrival order."""
+        self._running: dict[str, int] = {}
+        """Requests of each method with their handlers (in the table)."""
+        self._releasing = False
+        self._release_pending: set[str] = set()
         self.handlers: dict[str, RequestHandler] = {}
         """Request handlers by method name."""
         self.unhandled_hint: Callable[[str], str | None] | None = None
@@ -81,16 +114,82 @@ class InFlightRequests:
         self._table: dict[Any, IncomingRequest] = {}
 
     def __len__(self) -> int:
-        return len(self._table)
+        return len(self._table) + len(self._held)
+
+    @property
+    def held_count(self) -> int:
+        """Incoming requests not handed to their handlers yet (the peer is not reading, or
+        ``max_per_method`` of their method are running)."""
+        return len(self._held)
+
+    def _paused(self) -> bool:
+        return self._outbound is not None and self._outbound.paused
+
+    def _full(self, method: str) -> bool:
+        cap = self._max_per_method
+        return cap is not None and self._running.get(method, 0) >= cap
 
     def on_request(self, msg: jsonrpc.Request) -> None:
-        """Route one incoming request (loop thread)."""
+        """Route one incoming request (loop thread); held while the peer is not reading or
+        its method is at ``max_per_method``."""
+        rid = msg.id
+        method = msg.method
+        if rid in self._held or rid in self._table:
+            self._write_error(
+                rid,
+                AcpErrorCodes.INVALID_REQUEST,
+                f"Invalid request: id {rid!r} is already in flight",
+            )
+            return
+        if self._paused() or self._waiting.get(method) or self._full(method):
+            self._held[rid] = msg
+            self._waiting.setdefault(method, collections.deque()).append(rid)
+            if self._inbound is not None:
+                self._inbound.held(len(self._held))
+            return
+        self._dispatch(msg)
+
+    def release_held(self, method: str | None = None) -> None:
+        """Hand held requests (of ``method``, or of every method) to their handlers, in
+        arrival order per method, while the outbound buffer is not full and their method is
+        under ``max_per_method`` (loop thread)."""
+        if not self._held:
+            return
+        pending = self._release_pending
+        pending.update([method] if method is not None else self._waiting)
+        if self._releasing:  # an answer written by a handler just handed over: the loop
+            return  # below goes on (no recursion, however many are held)
+        self._releasing = True
+        try:
+            while pending:
+                name = pending.pop()
+                queue = self._waiting.get(name)
+                while queue and not self._paused() and not self._full(name):
+                    msg = self._held.pop(queue.popleft())
+                    self._dispatch(msg)
+                if not queue:
+                    self._waiting.pop(name, None)
+        finally:
+            self._releasing = False
+        if self._inbound is not None:
+            self._inbound.held(len(self._held))
+
+    def _answered(self, method: str) -> None:
+        count = self._running.get(method, 0) - 1
+        if count > 0:
+            self._running[method] = count
+        else:
+            self._running.pop(method, None)
+        if self._waiting.get(method):
+            self.release_held(method)
+
+    def _dispatch(self, msg: jsonrpc.Request) -> None:
         rid = msg.id
         if rid in self._table:
             self._write_error(
                 rid,
                 AcpErrorCodes.INVALID_REQUEST,
-                f"Invalid request: id {rid!r} is already in flight",
+                f"Invalid request: id {peer_echo(rid)} is already in flight",
             )
             return
         handler = self.handlers.get(msg.method)
@@ -104,6 +203,7 @@ class InFlightRequests:
             return
         req = IncomingRequest(self._session, self, rid, msg.method, msg.params)
         self._table[rid] = req
+        self._running[msg.method] = self._running.get(msg.method, 0) + 1
         try:
             source = handler(req)
         except Exception as exc:  # KeyboardInterrupt / CancelledError propagate, unanswered
@@ -139,12 +239,32 @@ class InFlightRequests:
         """Write the one answer of ``req`` (from any thread; claimed by the caller)."""
         if self._runner.in_loop():
             self._write_answer_on_loop(req, result, error)
-        else:
+            return
+        if self._outbound is None:
             self._runner.call(lambda: self._write_answer_on_loop(req, result, error))
+            return
+        # from a worker: wait until the loop wrote it, so answers computed faster than the
+        # transport takes them never pile up in the loop's queue (one per worker at most)
+        written = threading.Event()
+
+        def write() -> None:
+            try:
+                self._write_answer_on_loop(req, result, error)
+            finally:
+                written.set()
+
+        self._runner.call(write)
+        self._outbound.wait_written(written)
 
     def _write_answer_on_loop(self, req: IncomingRequest, result: Any, error: Any) -> None:
-        if self._table.get(req.id) is req:
-            del self._table[req.id]
+        try:
+            self._write_answer_now(req, result, error)
+        finally:
+            if self._table.get(req.id) is req:
+                del self._table[req.id]
+                self._answered(req.method)
+
+    def _write_answer_now(self, req: IncomingRequest, result: Any, error: Any) -> None:
         if self._state.phase == CLOSED:
             _log.debug("%s: dropping answer to %s: connection closed", self._role, req.method)
             return
@@ -167,6 +287,19 @@ class InFlightRequests:
         # only a JSON-RPC id can name a request: a list/object requestId from a hostile peer
         # must be ignored, not crash the lookup (found by tests/reliability fuzz)
         valid = isinstance(rid, int | str) and not isinstance(rid, bool)
+        if valid and rid in self._held:  # never handed to a handler: answered now
+            msg = self._held.pop(rid)
+            queue = self._waiting.get(msg.method)
+            if queue is not None:
+                queue.remove(rid)
+                if not queue:
+                    del self._waiting[msg.method]
+            if self._inbound is not None:
+                self._inbound.held(len(self._held))
+            self._write(
+                jsonrpc.error_obj(rid, exception_to_error(AcpProtocolException.request_cancelled()))
+            )
+            return
         req = self._table.get(rid) if valid else None
         if req is None or req.answered:
             _log.debug(
@@ -185,6 +318,9 @@ class InFlightRequests:
         """The connection is gone: dispose every handler without answering."""
         requests = list(self._table.values())
         self._table.clear()
+        self._held.clear()  # never handed to a handler: nothing to dispose
+        self._waiting.clear()
+        self._running.clear()
         for req in requests:
             req.abandon()
 
@@ -195,11 +331,14 @@ def run_blocking(
     fn: Callable[[], _T],
     *,
     name: str | None = None,
+    lane: str | None = None,
+    hold: Callable[[], None] | None = None,
 ) -> AcpObservable[_T]:
-    """A cold Observable that runs ``fn`` on ``workers`` and emits its result (see
-    ``AcpSession.run_blocking``): ``--R|``, or ``--X`` when it raises; an awaitable result is
-    awaited on ``loop``; disposing while it runs abandons it (its worker slot is given back,
-    logged with ``name``)."""
+    """A cold Observable that runs ``fn`` on ``workers`` (in ``lane``) and emits its result
+    (see ``AcpSession.run_blocking``): ``--R|``, or ``--X`` when it raises; an awaitable
+    result is awaited on ``loop``; disposing while it runs abandons it (its worker slot is
+    given back, logged with ``name``). ``hold`` runs on the worker before ``fn`` (the
+    outbound gate: a handler does not start while the peer is not reading)."""
 
     def subscribe(
         observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
@@ -211,6 +350,10 @@ def run_blocking(
         def work() -> None:
             if disposed[0]:
                 return
+            if hold is not None:
+                hold()
+                if disposed[0]:
+                    return
             try:
                 value = fn()
             except Exception as exc:
@@ -232,7 +375,7 @@ def run_blocking(
 
         try:
             task = workers.submit(
-                work, name=name or getattr(fn, "__qualname__", "blocking handler")
+                work, name=name or getattr(fn, "__qualname__", "blocking handler"), lane=lane
             )
         except RuntimeError as exc:
             observer.on_error(AcpConnectionException(f"connection is closed: {exc}"))

@@ -116,12 +116,17 @@ def handler_name(fn: Callable[..., Any]) -> str:
 
 
 def run_handler(
-    session: AcpSession, fn: Callable[..., Any], *args: Any, blocking: bool
+    session: AcpSession,
+    fn: Callable[..., Any],
+    *args: Any,
+    blocking: bool,
+    lane: str | None = None,
 ) -> reactivex.Observable[Any]:
-    """``fn(*args)`` as an Observable: on the worker pool when ``blocking``, else its return
-    value (an Observable, an awaitable awaited on the loop, or ``-value|``)."""
+    """``fn(*args)`` as an Observable: on the worker pool (in ``lane``: a request's method)
+    when ``blocking``, else its return value (an Observable, an awaitable awaited on the
+    loop, or ``-value|``)."""
     if blocking:
-        return session.run_blocking(lambda: fn(*args), name=handler_name(fn))
+        return session.run_blocking(lambda: fn(*args), name=handler_name(fn), lane=lane)
     return as_observable(fn(*args))
 
 
@@ -154,8 +159,8 @@ def request_handler(
         cleanup = before(req, params) if before is not None else None
         started: Started | None = None
         try:
-            if blocking:
-                source = run_handler(session, fn, params, blocking=True)
+            if blocking:  # each request method in a worker lane of its own
+                source = run_handler(session, fn, params, blocking=True, lane=req.method)
             else:
                 result = fn(params)
                 if inspect.isawaitable(result):

@@ -30,7 +30,7 @@ from ..errors import (
     AcpTimeoutException,
     error_to_exception,
 )
-from ..schema._base import validation_errors
+from ..schema._base import first_invalid, validation_errors
 from .abandoned import CANCEL_REQUEST, AbandonedRequests
 from .graceful import current_trigger
 from .observable import AcpObservable
@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from .stats import SessionStats
 
 __all__ = ["CANCEL_REQUEST", "DEFAULT_TIMEOUT", "PendingRequests"]
+
+_PEER = {"client": "the agent", "agent": "the client"}
+"""Who sent an answer, by this side's role (for error messages)."""
 
 _log = logging.getLogger("rxacp.session")
 
@@ -297,11 +300,11 @@ class PendingRequests:
                 try:
                     result = pending.result_type.from_wire(result if result is not None else {})
                 except pydantic.ValidationError as exc:
+                    peer = _PEER.get(self._role, "the peer")
                     observer.on_error(
                         AcpProtocolException(
                             AcpErrorCodes.INTERNAL_ERROR,
-                            f"invalid {pending.method} result from the peer: "
-                            f"{exc.error_count()} validation error(s)",
+                            f"{peer} sent an invalid {pending.method} result: {first_invalid(exc)}",
                             validation_errors(exc),
                         )
                     )

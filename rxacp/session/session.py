@@ -46,6 +46,7 @@ from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
 from ._forward import Forwarded
 from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
+from .completion import Completion
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
@@ -106,7 +107,9 @@ class AcpSession:
         self.stats = SessionStats()
         """Counters of skipped and refused input, and of producer waits."""
         read_gate = InboundGate(transport, max_queued_notifications, self.stats)
-        self._gate = OutboundGate(max_queued_writes, self.stats)
+        # a client's own writes never wait behind an agent that stopped reading (see
+        # OutboundGate); its handlers, and every producer of an agent, do
+        self._gate = OutboundGate(max_queued_writes, self.stats, hold_producers=role != "client")
         self._runner: LoopRunner = GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
         if transport.batches_writes:  # one write per batch of hand-offs (measured)
             self._runner.batch_hooks = (transport.cork, transport.uncork)
@@ -145,7 +148,15 @@ class AcpSession:
             gate=read_gate,
         )
         self._in_flight = InFlightRequests(
-            self, self._conn, self._runner, self._wire.send, self._wire.write, role=role
+            self,
+            self._conn,
+            self._runner,
+            self._wire.send,
+            self._wire.write,
+            role=role,
+            outbound=self._gate,
+            inbound=read_gate,
+            max_per_method=max_workers,
         )
         self._wire.route(self._pending, self._inbox, self._in_flight)
         self._life = Lifecycle(
@@ -221,6 +232,12 @@ class AcpSession:
         """
         self._inbox.handlers[method] = (handler, ordered)
 
+    def remove_handler(self, method: str) -> None:
+        """Forget the request and notification handlers of ``method`` (a connection whose
+        ``initialize`` chose another protocol version registers that version's handlers)."""
+        self._in_flight.handlers.pop(method, None)
+        self._inbox.handlers.pop(method, None)
+
     def has_request_handler(self, method: str) -> bool:
         """True when incoming ``method`` requests have a handler."""
         return method in self._in_flight.handlers
@@ -235,15 +252,21 @@ class AcpSession:
         self._in_flight.unhandled_hint = hint
 
     # ------------------------------------------------------------------ start
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the transport. Idempotent and thread-safe.
+    def start(self, timeout: Duration = 30.0) -> Completion:
+        """Start the transport. Idempotent and thread-safe; returns the start's
+        :class:`Completion` (``--None|`` once started, Java's ``start()`` ``Mono<Void>``).
 
-        From any thread but the loop's it blocks until the transport started and raises
-        :class:`AcpConnectionException` if it could not, or did not within ``timeout`` seconds.
-        On the loop thread it schedules the start (frames sent meanwhile are queued); use
-        :meth:`start_async` there to wait.
+        From any thread but the loop's it blocks until the transport started (the completion
+        is then already done) and raises :class:`AcpConnectionException` if it could not, or
+        did not within ``timeout`` (a ``timedelta`` or seconds). On the loop thread it
+        schedules the start (frames sent meanwhile are queued) and the completion settles
+        when it finished (``--X`` if it failed); :meth:`start_async` waits there too.
         """
-        self._life.start(timeout)
+        if self._runner.in_loop():
+            self._life.ensure_started()
+            return Completion.of_awaitable(self.loop, self.start_async, "start")
+        self._life.start(to_seconds(timeout, name="timeout") or 30.0)
+        return Completion.of_done("start")
 
     async def start_async(self) -> None:
         """Start the transport from code running on the connection's loop, and wait for it."""
@@ -265,9 +288,10 @@ class AcpSession:
         else:
             self._runner.call(lambda: self._conn.add_listener(listener))
 
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the connection ended; False if ``timeout`` passed first."""
-        return self._conn.terminated.wait(timeout)
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the connection ended; False if ``timeout`` (a ``timedelta`` or seconds;
+        ``None`` waits as long as it takes) passed first."""
+        return self._conn.terminated.wait(to_seconds(timeout, name="timeout"))
 
     async def wait_closed_async(self) -> None:
         """Wait (in any asyncio loop) until the connection ended.
@@ -278,16 +302,17 @@ class AcpSession:
         """
         await self._life.wait_closed_async()
 
-    def close(self, timeout: float = 10.0) -> None:
+    def close(self, timeout: Duration = 10.0) -> None:
         """Close **at once**: pending requests error, handlers are disposed, the transport closes
         (the lifecycle vocabulary: ``close()`` immediate; ``close_gracefully()``, ``aclose()``
         and context managers graceful).
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
+        ``timeout`` (a ``timedelta`` or seconds) bounds the wait off the loop.
         """
-        self._life.close(timeout)
+        self._life.close(to_seconds(timeout, name="timeout") or 10.0)
 
-    async def aclose(self, timeout: float | None = None) -> None:
+    async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
         wait until the connection ended (on its own loop: until the transport closed too)."""
         if self._runner.in_loop():
@@ -296,14 +321,22 @@ class AcpSession:
         else:
             await asyncio.get_running_loop().run_in_executor(None, self.close_gracefully, timeout)
 
-    def close_gracefully(self, timeout: float | None = None) -> None:
-        """Stop taking new work, let queued notifications drain and writes flush, then close.
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Stop taking new work, let queued notifications drain and writes flush, then close;
+        returns the close's :class:`Completion` (``--None|`` once the connection ended; Java's
+        ``closeGracefully()`` ``Mono<Void>``).
 
-        The drain is bounded by ``timeout`` (default: the request timeout, or 60 s).
+        The drain is bounded by ``timeout`` (a ``timedelta`` or seconds; default: the request
+        timeout, or 60 s). Off the loop the call returns once the connection ended (a second
+        caller waits for the first close); on the loop the close is scheduled and the
+        completion settles when it finished.
         """
-        self._life.close_gracefully(
-            timeout if timeout is not None else (self._pending.request_timeout or 60.0)
-        )
+        bound = to_seconds(timeout, name="timeout") or self._pending.request_timeout or 60.0
+        self._life.close_gracefully(bound)
+        closed = self._life.closed
+        if not self._runner.in_loop() and not closed.wait(2 * bound + 10.0):
+            closed.fail(AcpConnectionException(f"close did not finish within {2 * bound + 10:g} s"))
+        return closed
 
     def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
         """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox;
@@ -335,7 +368,9 @@ class AcpSession:
         else:
             self._runner.call_later(lambda: self._wire.notify(method, params))
 
-    def run_blocking(self, fn: Callable[[], _T], *, name: str | None = None) -> AcpObservable[_T]:
+    def run_blocking(
+        self, fn: Callable[[], _T], *, name: str | None = None, lane: str | None = None
+    ) -> AcpObservable[_T]:
         """A cold Observable that runs ``fn`` on the worker pool and emits its result.
 
         ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. When ``fn`` returns an
@@ -345,5 +380,13 @@ class AcpSession:
         disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
         (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
         the next one.
+
+        ``lane`` (the engine's request handlers pass their method name) runs ``fn`` in a lane
+        of the pool with ``max_workers`` threads of its own, so work of one kind never waits
+        behind another kind that holds every worker (``docs/reliability.md``). While the
+        transport's write buffer is over its high-water mark (the peer is not reading), ``fn``
+        waits on its worker before it starts.
         """
-        return run_blocking(self._workers, self.loop, fn, name=name)
+        return run_blocking(
+            self._workers, self.loop, fn, name=name, lane=lane, hold=self._gate.wait_open
+        )

@@ -6,6 +6,13 @@ notifications to the inbox or ``$/cancel_request`` to the in-flight table, reque
 in-flight table), answers malformed input with the right JSON-RPC error, and writes outgoing
 messages (queued until the transport started).
 
+Malformed input is answered (``-32700``, ``-32600``) only while the peer still sends something
+well-formed now and then: after :data:`MAX_MALFORMED_IN_A_ROW` malformed frames without a
+request or notification between them, further ones are counted and not answered until the
+peer sends one. Two peers that answer each other's garbage (an agent that echoes its stdin)
+would otherwise loop forever; a response never resets the count (it may be an echo of ours)
+and is never answered.
+
 This module is *not* responsible for what messages mean or when the connection closes (it
 reports the end of the stream to the ``on_eof`` callable it is given).
 """
@@ -35,6 +42,10 @@ __all__ = ["Wire", "WireObserver"]
 
 _log = logging.getLogger("rxacp.session")
 _wire = logging.getLogger("rxacp.wire")
+
+MAX_MALFORMED_IN_A_ROW = 100
+"""Malformed frames in a row (no request or notification from the peer between them) that are
+still answered; the ones after are only counted (``stats.malformed_unanswered``)."""
 
 
 class WireObserver(Protocol):
@@ -84,6 +95,7 @@ class Wire:
         self._on_first_write = on_first_write
         self._objects = transport.carries_objects
         self._early: list[Frame] = []
+        self._malformed_in_a_row = 0
         self.observer: WireObserver | None = None
         """Sees every message written (and may add to it) and read: the tracing hook."""
 
@@ -98,8 +110,7 @@ class Wire:
     async def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the transport, then write what was queued meanwhile."""
         await self._transport.start(loop, self)
-        if self._state.phase == STARTING:
-            self._state.phase = OPEN
+        self._state.advance(STARTING, OPEN)
         early, self._early = self._early, []
         for frame in early:
             self._transport.send(frame)
@@ -151,12 +162,12 @@ class Wire:
             msg = jsonrpc.parse_message(frame)
         except jsonrpc.ParseError as exc:
             self._stats.parse_errors += 1
-            self.write_error(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
+            self._answer_malformed(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
             return
         except jsonrpc.InvalidMessage as exc:
             self._stats.invalid_messages += 1
             if exc.answerable:
-                self.write_error(
+                self._answer_malformed(
                     exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
                 )
             else:
@@ -165,6 +176,8 @@ class Wire:
         if self.observer is not None:
             self.observer.incoming(msg)
         kind = type(msg)
+        if kind is not jsonrpc.Response and kind is not jsonrpc.ErrorResponse:
+            self._malformed_in_a_row = 0
         if kind is jsonrpc.Notification:
             if msg.method == CANCEL_REQUEST:  # type: ignore[union-attr]
                 self._in_flight.on_cancel_request(msg.params)  # type: ignore[union-attr]
@@ -183,19 +196,38 @@ class Wire:
         _log.warning(
             "%s: discarded an incoming message of %d bytes (over the size cap)", self._role, size
         )
-        self.write_error(
+        self._answer_malformed(
             None,
             AcpErrorCodes.PARSE_ERROR,
             f"Parse error: message of {size} bytes exceeds the size cap",
         )
+
+    def _answer_malformed(self, rid: Any, code: int, message: str) -> None:
+        """Answer one malformed frame, unless the peer sent nothing but malformed ones lately
+        (then count it: see the module docstring)."""
+        self._malformed_in_a_row += 1
+        if self._malformed_in_a_row <= MAX_MALFORMED_IN_A_ROW:
+            self.write_error(rid, code, message)
+            return
+        self._stats.malformed_unanswered += 1
+        if self._malformed_in_a_row == MAX_MALFORMED_IN_A_ROW + 1:
+            _log.warning(
+                "%s: the peer sent %d malformed messages in a row; not answering more of them "
+                "until it sends a request or notification (a peer that echoes our answers "
+                "would loop forever)",
+                self._role,
+                MAX_MALFORMED_IN_A_ROW,
+            )
 
     def on_write_paused(self) -> None:
         """The transport's write buffer passed its high-water mark."""
         self._gate.pause()
 
     def on_write_resumed(self) -> None:
-        """The transport's write buffer drained below its low-water mark."""
+        """The transport's write buffer drained below its low-water mark: producers go on,
+        and the requests held meanwhile reach their handlers."""
         self._gate.resume()
+        self._in_flight.release_held()
 
     def on_closed(self, info: TransportClosed) -> None:
         """The incoming stream ended."""

@@ -25,6 +25,13 @@ instead of rejoining the pool. At most ``max_abandoned`` threads (default: ``max
 out of the count at once, so a handler that never returns costs one thread, and a flood of them
 at most ``max_workers + max_abandoned`` threads; each abandonment is logged with the task's name.
 
+Lanes (issue 30). One kind of work must not starve another: 32 sync prompt handlers waiting
+for permission answers held every worker, so ``session/new`` queued behind them; 32 blocking
+permission dialogs made ``fs/read_text_file`` wait. ``submit(..., lane=name)`` runs a task in
+that lane: each lane is a pool of its own with the same ``max_workers`` (started on demand, its
+threads exit when idle), so a full lane delays only its own kind. The engine gives each request
+method its own lane; everything else runs in the default lane (the pool itself).
+
 This module is *not* responsible for cancellation or answers; it only runs callables.
 """
 
@@ -73,13 +80,15 @@ class WorkerTask:
     """A task submitted to a :class:`WorkerPool`: its name and state (``queued``, ``running``,
     ``done``), and whether it was abandoned."""
 
-    __slots__ = ("abandoned", "fn", "name", "state")
+    __slots__ = ("abandoned", "fn", "name", "pool", "state")
 
-    def __init__(self, fn: Callable[[], Any], name: str) -> None:
+    def __init__(self, fn: Callable[[], Any], name: str, pool: Any = None) -> None:
         self.fn = fn
         self.name = name
         self.state = "queued"
         self.abandoned = False
+        self.pool = pool
+        """The pool (lane) running it."""
 
     def __repr__(self) -> str:
         return f"WorkerTask({self.name!r}, {self.state}{', abandoned' if self.abandoned else ''})"
@@ -91,7 +100,9 @@ class WorkerPool:
     Tasks submitted together run together, up to ``max_workers``; more wait in FIFO order. Idle
     threads wait ``idle_seconds`` for more work, then exit, so an idle connection holds no
     threads. ``shutdown()`` makes idle workers exit; busy ones finish their current task first
-    (they are daemons, so an abandoned one never blocks exit).
+    (they are daemons, so an abandoned one never blocks exit). ``submit(fn, lane=...)`` runs
+    ``fn`` in a lane of its own ``max_workers`` (see the module doc); the counters and
+    :meth:`stats` sum every lane.
     """
 
     def __init__(
@@ -117,37 +128,78 @@ class WorkerPool:
         self._free = 0
         self._shutdown = False
         self._seq = 0
+        self._lanes: dict[str, WorkerPool] = {}
 
     @property
     def max_workers(self) -> int:
-        """The most worker threads this pool runs at once."""
+        """The most worker threads this pool (each of its lanes) runs at once."""
         return self._max
+
+    def _pools(self) -> list[WorkerPool]:
+        with self._cond:
+            return [self, *self._lanes.values()]
 
     @property
     def thread_count(self) -> int:
-        """Number of live worker threads."""
-        with self._cond:
-            return self._threads
+        """Number of live worker threads (every lane)."""
+        return sum(pool._own_stats().threads for pool in self._pools())
 
     @property
     def busy_count(self) -> int:
-        """Number of workers currently running a task."""
-        with self._cond:
-            return self._threads - self._free
+        """Number of workers currently running a task (every lane)."""
+        return sum(pool._own_stats().busy for pool in self._pools())
 
     def stats(self) -> WorkerPoolStats:
-        """A consistent snapshot of the pool's counters."""
+        """A snapshot of the pool's counters, summed over its lanes (each lane's under its
+        lock; ``max_workers`` is the default lane's)."""
+        parts = [pool._own_stats() for pool in self._pools()]
+        if len(parts) == 1:
+            return parts[0]
+        return WorkerPoolStats(
+            sum(p.threads for p in parts),
+            sum(p.free for p in parts),
+            sum(p.queued for p in parts),
+            self._max,
+            sum(p.abandoned for p in parts),
+        )
+
+    def lane_stats(self, lane: str) -> WorkerPoolStats | None:
+        """The counters of one lane (``None``: it never ran anything)."""
+        with self._cond:
+            pool = self._lanes.get(lane)
+        return None if pool is None else pool._own_stats()
+
+    def _own_stats(self) -> WorkerPoolStats:
         with self._cond:
             return WorkerPoolStats(
                 self._threads, self._free, len(self._queue), self._max, self._abandoned
             )
 
-    def submit(self, fn: Callable[[], Any], *, name: str | None = None) -> WorkerTask:
-        """Queue ``fn`` to run on a worker. Exceptions escaping ``fn`` are logged.
+    def _lane(self, lane: str) -> WorkerPool:
+        with self._cond:
+            if self._shutdown:
+                raise RuntimeError("worker pool is shut down")
+            pool = self._lanes.get(lane)
+            if pool is None:
+                pool = self._lanes[lane] = WorkerPool(
+                    self._max,
+                    name=f"{self._name}-{lane.replace('/', '-')}",
+                    idle_seconds=self._idle_seconds,
+                    max_abandoned=self._max_abandoned,
+                )
+            return pool
+
+    def submit(
+        self, fn: Callable[[], Any], *, name: str | None = None, lane: str | None = None
+    ) -> WorkerTask:
+        """Queue ``fn`` to run on a worker (of ``lane``, when given). Exceptions escaping
+        ``fn`` are logged.
 
         ``name`` (default: ``fn``'s qualified name) is what the log says if it is abandoned.
         """
-        task = WorkerTask(fn, name or str(getattr(fn, "__qualname__", None) or repr(fn)))
+        if lane is not None:
+            return self._lane(lane).submit(fn, name=name)
+        task = WorkerTask(fn, name or str(getattr(fn, "__qualname__", None) or repr(fn)), self)
         with self._cond:
             if self._shutdown:
                 raise RuntimeError("worker pool is shut down")
@@ -165,6 +217,8 @@ class WorkerPool:
         ``max_abandoned`` threads are already out of the count (then the slot stays taken until
         the task returns, and that is logged too).
         """
+        if task.pool is not None and task.pool is not self:
+            return bool(task.pool.abandon(task))
         with self._cond:
             if task.state != "running" or task.abandoned:
                 return False
@@ -196,6 +250,9 @@ class WorkerPool:
             self._shutdown = True
             self._queue.clear()
             self._cond.notify_all()
+            lanes = list(self._lanes.values())
+        for pool in lanes:
+            pool.shutdown()
 
     # ------------------------------------------------------------------ internals
     def _grow_locked(self) -> str | None:
@@ -267,9 +324,11 @@ class ExecutorWorkers:
         """The application's executor."""
         return self._executor
 
-    def submit(self, fn: Callable[[], Any], *, name: str | None = None) -> WorkerTask:
+    def submit(
+        self, fn: Callable[[], Any], *, name: str | None = None, lane: str | None = None
+    ) -> WorkerTask:
         """Run ``fn`` on the executor. Raises ``RuntimeError`` after :meth:`shutdown` (or when
-        the executor refuses work)."""
+        the executor refuses work). ``lane`` is ignored: the executor decides what runs."""
         task = WorkerTask(fn, name or str(getattr(fn, "__qualname__", None) or repr(fn)))
         with self._lock:
             if self._shutdown:

@@ -24,6 +24,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 
 from rxacp.errors import AcpConnectionException
+from rxacp.transport._budget import ByteBudget
 from rxacp.transport._websocket_common import (
     DEFAULT_FIRST_MESSAGE_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -202,9 +203,11 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         idle_timeout: float | None,
         first_message_timeout: float | None,
         scheduler: rx_abc.SchedulerBase | None,
+        budget: ByteBudget | None = None,
     ) -> WebSocketAcpAgentTransport:
         self = cls.__new__(cls)
         self._init_core(options)
+        self._budget = budget
         self._sock, self._server, self._accept_timeout = None, None, None
         self._idle_seconds, self._scheduler = idle_timeout, scheduler
         self._first_seconds = first_message_timeout

@@ -234,6 +234,9 @@ def _serve_kwargs(
         "process_request": _handshake_guard(path, access),
         "create_connection": _BoundedServerConnection,
         "max_size": opts.max_message_size,
+        # frames the library holds decoded per connection before recv(): with permessage-deflate
+        # each may be max_size from a few KiB on the wire (its default, 16, made 40 KiB 541 MiB)
+        "max_queue": 2,
         "ping_interval": opts.ping_interval,
         "ping_timeout": opts.ping_timeout,
         "close_timeout": opts.close_timeout,

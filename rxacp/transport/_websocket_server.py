@@ -22,6 +22,7 @@ from reactivex import abc as rx_abc
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 
+from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
 from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
 from rxacp.transport._websocket_common import (
     _SHUTDOWN,
@@ -56,7 +57,9 @@ class WebSocketAcpAgentServer:
     nothing for longer than ``idle_timeout`` is cut off too, so keep it above your longest
     silent turn, a permission dialog left open included); an incoming message over
     ``max_message_size`` closes that connection with code 1009. Other paths than ``path`` get
-    HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`).
+    HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`). ``budget_bytes``
+    (default 64 MiB) bounds the incoming bytes being parsed across all connections: a
+    connection whose message does not fit waits, not reading, until others' are parsed.
 
     Browsers: a handshake carrying an ``Origin`` header (every browser sends one; non-browser
     clients normally do not) is refused with HTTP 403 unless that origin is in
@@ -90,6 +93,7 @@ class WebSocketAcpAgentServer:
         serve_options: Mapping[str, Any] | None = None,
         allowed_origins: Iterable[str] | None = None,
         token: str | None = None,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         if not callable(agent_factory):
             raise TypeError("agent_factory must be callable: factory(transport) -> agent")
@@ -114,6 +118,8 @@ class WebSocketAcpAgentServer:
         self._scheduler = scheduler
         self._serve_options = dict(serve_options or {})
         self._access = _access(allowed_origins, token)
+        self.budget = ByteBudget(budget_bytes)
+        """The server-wide budget of incoming bytes being parsed (all connections)."""
         self._server: Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -255,7 +261,7 @@ class WebSocketAcpAgentServer:
             await ws.close(CloseCode.TRY_AGAIN_LATER, reason)
             return
         transport = WebSocketAcpAgentTransport._for_connection(
-            ws, self._opts, self._idle, self._first, self._scheduler
+            ws, self._opts, self._idle, self._first, self._scheduler, self.budget
         )
         self._active.add(transport)
         loop = asyncio.get_running_loop()

@@ -33,6 +33,7 @@ from rxacp.transport.framing import (
     ClosedOnce,
     LineFramer,
     bound_reads,
+    call_safely,
     frame_to_line,
 )
 from rxacp.transport.stdio_agent import StdioAcpAgentTransport
@@ -107,6 +108,12 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
     with anything it started. ``receiver.on_closed`` gets the exit code and the last lines of
     stderr when the agent goes away. Frames sent before :meth:`start` has spawned the process
     are written right after.
+
+    Back-pressure: when more than 256 KiB wait to be written to the agent's stdin (the agent
+    is not reading), the receiver's :meth:`~FrameReceiver.on_write_paused` is called, and
+    :meth:`~FrameReceiver.on_write_resumed` once stdin drained: the engine then holds the
+    agent's requests, its blocking handlers wait to start, and reading stops once too many
+    requests are held (``docs/reliability.md``).
     """
 
     def __init__(self, params: AgentParameters) -> None:
@@ -120,7 +127,9 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._pid: int | None = None
-        self._flow = WriteFlow()  # stdin's pause/resume; the client never stops producing
+        # stdin's pause/resume, passed on to the receiver (the engine holds the agent's
+        # requests while the agent does not read; reading goes on: see _on_write_paused)
+        self._flow = WriteFlow(self._on_write_paused, self._on_write_resumed)
         self._exited: asyncio.Future[int] | None = None
         self._stdout_eof: asyncio.Future[None] | None = None
         self._stderr_eof: asyncio.Future[None] | None = None
@@ -158,6 +167,10 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
     def params(self) -> AgentParameters:
         """The launch parameters."""
         return self._params
+
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._loop
 
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Spawn the agent; raises :class:`AcpConnectionException` if it cannot be started."""
@@ -267,6 +280,23 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
         stdout = self._stdout
         if stdout is not None and not stdout.is_closing():
             stdout.resume_reading()
+
+    def _on_write_paused(self) -> None:
+        """stdin is over its high-water mark (the agent is not reading): tell the receiver.
+
+        Reading the agent's stdout goes on: an agent that stops reading stdin while its own
+        stdout is full (rxacp's does) would otherwise wait for this client while it waits for
+        the agent. The engine holds the agent's *requests* instead (their answers are what
+        piles up) and stops reading only once too many are held.
+        """
+        receiver = self._receiver
+        if receiver is not None:
+            call_safely(receiver.on_write_paused)
+
+    def _on_write_resumed(self) -> None:
+        receiver = self._receiver
+        if receiver is not None:
+            call_safely(receiver.on_write_resumed)
 
     def _write_corked(self, data: bytes) -> None:
         stdin = self._stdin

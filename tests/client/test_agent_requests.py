@@ -210,8 +210,35 @@ def test_cancel_only_answers_permission_requests_of_its_own_session(rig: Rig) ->
     rig.on_close(client.close)
     client.prompt(PromptRequest.text(SID, "permission")).subscribe()
     assert asked.wait(3)
-    client.cancel("another-session")
+    client.cancel("another-session").subscribe()
+    client.ext_method("_test/echo", {}).run()  # a marker: the cancel has arrived
+    assert rig.agent.count(m.SESSION_CANCEL) == 1
     assert client.pending_permission_requests == 1
+
+
+def test_the_cancelled_permission_answers_follow_session_cancel_at_once(rig: Rig) -> None:
+    """Both are written in one step on the loop: the agent gets ``session/cancel`` first (so it
+    knows why the permission was cancelled), and the client cannot read the turn's answer before
+    its own cancelled answers are on the wire (before: a flaky WebSocket test under load)."""
+    asked = threading.Event()
+
+    def never_answer(req: Any) -> reactivex.Observable[Any]:
+        asked.set()
+        return reactivex.never()
+
+    client = rig.async_builder().request_permission_handler(never_answer).build()
+    rig.on_close(client.close)
+    client.prompt(PromptRequest.text(SID, "permission")).subscribe()
+    assert asked.wait(3)
+    client.cancel(SID).subscribe()
+    rig.agent.wait_for(
+        lambda: any("outcome" in (x.get("result") or {}) for x in rig.agent.received)
+    )
+    order = [
+        "permission answer" if "outcome" in (msg.get("result") or {}) else msg.get("method")
+        for msg in rig.agent.received
+    ]
+    assert order.index(m.SESSION_CANCEL) == order.index("permission answer") - 1
 
 
 _PERMISSION_PARAMS = {
@@ -244,6 +271,7 @@ def test_agent_cancel_request_disposes_the_client_handler_and_answers_request_ca
     client = builder.build()
     rig.on_close(client.close)
     client.initialize().run()
+    client.new_session({"cwd": "/tmp", "mcpServers": []}).run()  # the agent asks in it
     subscription = rig.agent.session.send_request(method, params).subscribe()
     assert asked.wait(3)
     subscription.dispose()  # the agent's engine sends $/cancel_request
@@ -265,6 +293,7 @@ def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig
     client = rig.async_builder().read_text_file_handler(read).build()
     rig.on_close(client.close)
     client.initialize().run()
+    client.new_session({"cwd": "/tmp", "mcpServers": []}).run()  # the agent asks in it
     answer = rig.agent.session.send_request(
         m.FS_READ_TEXT_FILE, {"sessionId": SID, "path": "/tmp/x"}
     )

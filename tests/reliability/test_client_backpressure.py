@@ -5,6 +5,13 @@ A separate client process (``peers/slow_consumer_client.py``) consumes a long st
 updates with an Observable that completes later; its peak RSS over the idle client must stay
 within 16 MiB whatever the stream length (before the bound: 40,000 updates took it +44 MiB,
 200,000 updates +226 MiB), and every update must arrive, in order, before the answer.
+
+Issue 30 item 1: an agent that asks for a large file many times and never reads the answers
+(``peers/unread_answers_agent.py``) must not make the client queue them without limit: the
+engine holds the agent's requests while the client's stdin buffer is over its high-water mark,
+runs at most ``max_workers`` of one method at once, and stops reading once too many are held.
+300 reads of a 1 MiB file took the sync client +1,070 MiB (given up at +768) and the async one
++437 MiB before; the official Python SDK 0.12.1 +615 MiB.
 """
 
 from __future__ import annotations
@@ -19,11 +26,16 @@ import pytest
 from .conftest import Figure, agent_env, scaled
 
 CLIENT = os.path.join(os.path.dirname(__file__), "peers", "slow_consumer_client.py")
+UNREAD_CLIENT = os.path.join(os.path.dirname(__file__), "peers", "unread_answers_client.py")
+READS = scaled(300, 1500)
+FILE_BYTES = 1024 * 1024
+UNREAD_GROWTH_BOUND_KIB = 256 * 1024
 UPDATES = scaled(40_000, 200_000)
 UPDATE_SIZE = 450
 GROWTH_BOUND_KIB = 16 * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(scaled(300, 2000))  # 17 s on a 2-core box at load 5, 71 s at load 8
 def test_a_client_with_a_slow_consumer_keeps_its_memory_bounded(figure: Figure) -> None:
     done = subprocess.run(
@@ -44,3 +56,28 @@ def test_a_client_with_a_slow_consumer_keeps_its_memory_bounded(figure: Figure) 
     assert result["stop_reason"] == "end_turn"
     assert result["read_pauses"] > 0  # the bound was reached: reading paused
     assert growth <= GROWTH_BOUND_KIB, growth
+
+
+@pytest.mark.timeout(scaled(300, 1200))  # 5 s each on an idle 2-core box
+@pytest.mark.parametrize("style", ["sync", "async"])
+def test_a_client_whose_agent_never_reads_its_answers_keeps_its_memory_bounded(
+    figure: Figure, style: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, UNREAD_CLIENT, str(READS), str(FILE_BYTES), style],
+        capture_output=True,
+        timeout=scaled(240, 1100),
+        env={**os.environ, **agent_env()},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    growth = result["rss_peak_kib"] - result["rss_idle_kib"]
+    figure("file_reads_unread", READS)
+    figure(f"client_rss_growth_{style}_kib", growth)
+    figure("client_requests_held_max", result["held_max"])
+    assert not result["gave_up"], result  # it stopped growing (before: past +768 MiB)
+    assert growth <= UNREAD_GROWTH_BOUND_KIB, result
+    assert result["read_pauses"] >= 1 and result["held_max"] > 0  # held, then stopped reading
+    # once the agent reads, every request is answered with the whole file: nothing dropped
+    assert result["answered"] == READS and result["complete"] == READS, result

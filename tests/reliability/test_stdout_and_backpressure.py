@@ -212,20 +212,27 @@ def test_a_producer_thread_blocks_while_the_outbound_buffer_is_paused_and_close_
         session.close()
 
 
-def test_loop_thread_producers_and_answers_are_never_held_back() -> None:
+def test_loop_thread_producers_are_never_held_back_and_requests_wait_for_the_peer_to_read() -> None:
+    """Issue 30: a request that arrives while the peer does not read is held (its answer is
+    what would pile up) and answered, in order, once the buffer drained."""
     from tests.session.conftest import ScriptedTransport
 
     peer = ScriptedTransport()
     session = AcpSession(peer, role="agent")
-    session.set_request_handler("x", lambda req: reactivex.just({"ok": 1}))
+    session.set_request_handler("x", lambda req: reactivex.just({"ok": req.id}))
     session.start()
     receiver: Any = peer.receiver
     try:
         receiver.on_write_paused()
         session.runner.call(lambda: session.send_notification("from_loop", {}))
         peer.inject({"jsonrpc": "2.0", "id": 1, "method": "x"})
+        peer.inject({"jsonrpc": "2.0", "id": 2, "method": "x"})
         assert peer.sent(5.0)["method"] == "from_loop"
+        assert wait_until(lambda: session.incoming_request_count == 2, 10.0)
+        assert peer._sent.empty()  # held while paused (flush() would wait on the gate too)
+        session.runner.call(receiver.on_write_resumed)
         assert peer.sent(5.0) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": 1}}
+        assert peer.sent(5.0) == {"jsonrpc": "2.0", "id": 2, "result": {"ok": 2}}
     finally:
         session.close()
 

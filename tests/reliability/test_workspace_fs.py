@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import reactivex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -170,6 +171,15 @@ def test_several_roots_are_each_served(workspace: dict[str, Path], tmp_path: Pat
 
 
 # ---------------------------------------------------------------------------- over the wire
+def _known_session(client: Any) -> None:
+    """``session/new`` (answered ``s``): the client refuses requests for sessions it never
+    created (issue 30)."""
+    created = client.new_session({"cwd": "/", "mcpServers": []})
+    if isinstance(created, reactivex.Observable):
+        created = created.run()
+    assert created.session_id == "s"
+
+
 @pytest.mark.parametrize("style", ["sync", "async"])
 def test_install_serves_both_builders_over_the_wire_with_the_right_codes(
     workspace: dict[str, Path], style: str
@@ -181,8 +191,10 @@ def test_install_serves_both_builders_over_the_wire_with_the_right_codes(
     client = fs.install(builder).build()
     agent = AcpSession(pair.agent_transport, role="agent")
     try:
+        agent.set_request_handler("session/new", lambda _req: reactivex.just({"sessionId": "s"}))
         client.session.start()
         agent.start()
+        _known_session(client)
 
         def call(method: str, params: dict[str, Any]) -> Any:
             from rxacp.session.blocking import wait_for
@@ -316,8 +328,10 @@ def test_fifos_in_the_workspace_are_refused_at_once_and_a_normal_read_still_answ
     client = fs.install(AcpClient.sync(pair.client_transport)).build()
     agent = AcpSession(pair.agent_transport, role="agent")
     try:
+        agent.set_request_handler("session/new", lambda _req: reactivex.just({"sessionId": "s"}))
         client.session.start()
         agent.start()
+        _known_session(client)
         calls = [
             agent.send_request("fs/read_text_file", {"sessionId": "s", "path": str(f)})
             for f in fifos

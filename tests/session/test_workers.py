@@ -182,3 +182,41 @@ def test_abandon_does_nothing_for_a_task_that_is_done_or_abandoned_already() -> 
     assert not pool.abandon(task)
     assert pool.stats().abandoned == 0
     pool.shutdown()
+
+
+def test_a_lane_whose_workers_are_all_busy_does_not_delay_another_lane() -> None:
+    pool = WorkerPool(2, idle_seconds=5.0)
+    stuck = threading.Event()
+    try:
+        started = [threading.Event() for _ in range(3)]
+        for event in started:  # two run, the third queues in its lane
+            pool.submit(_signal_then_wait(event, stuck), lane="session/prompt")
+        assert started[0].wait(WAIT) and started[1].wait(WAIT)
+        other = threading.Event()
+        pool.submit(other.set, lane="session/new")
+        pool.submit(lambda: None)  # the default lane too
+        assert other.wait(WAIT)  # not behind the full lane
+        lane = pool.lane_stats("session/prompt")
+        assert lane is not None and (lane.busy, lane.queued) == (2, 1)
+        assert pool.stats().queued >= 1 and pool.lane_stats("nothing") is None
+        assert not started[2].is_set()
+    finally:
+        stuck.set()
+        pool.shutdown()
+    with pytest.raises(RuntimeError):
+        pool.submit(lambda: None, lane="session/prompt")  # shutdown reaches every lane
+
+
+def test_abandoning_a_task_of_a_lane_gives_back_that_lanes_slot() -> None:
+    pool = WorkerPool(1, idle_seconds=5.0)
+    stuck = threading.Event()
+    try:
+        started, after = threading.Event(), threading.Event()
+        task = pool.submit(_signal_then_wait(started, stuck), lane="x")
+        pool.submit(after.set, lane="x")
+        assert started.wait(WAIT)
+        assert pool.abandon(task)
+        assert after.wait(WAIT)
+    finally:
+        stuck.set()
+        pool.shutdown()

@@ -70,6 +70,7 @@ class Pair:
     agent_provider: TracerProvider
     cancelled: threading.Event = field(default_factory=threading.Event)
     waiting: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
 
     def spans(self, exporter: InMemorySpanExporter, name: str) -> list[ReadableSpan]:
         return [s for s in exporter.get_finished_spans() if s.name == name]
@@ -94,6 +95,9 @@ def _prompt(pair_holder: list[Pair]) -> Any:
             ctx.on_cancel(pair.cancelled.set)
             pair.waiting.set()
             assert pair.cancelled.wait(WAIT)
+        elif text == "stubborn":  # ignores cancellation: the SDK answers for it
+            pair.waiting.set()
+            assert pair.released.wait(WAIT)
         elif text == "nested":
             tracer = pair.agent_provider.get_tracer("agent app")
             with tracer.start_as_current_span("model call"):
@@ -226,15 +230,19 @@ def test_session_cancel_is_an_event_on_the_turn_of_both_sides(pair: Pair) -> Non
 
 
 def test_disposing_a_request_records_cancel_request_events(pair: Pair) -> None:
-    source = pair.client.async_client.prompt(PromptRequest.text("s1", "wait"))
+    source = pair.client.async_client.prompt(PromptRequest.text("s1", "stubborn"))
     subscription = source.subscribe(lambda _: None, lambda _e: None)
     assert pair.waiting.wait(WAIT)
-    subscription.dispose()  # session/cancel and $/cancel_request
-    assert pair.cancelled.wait(WAIT)
-    agent_turn = pair.one(pair.agent_spans, "session/prompt")
-    names = [(e.name, dict(e.attributes or {}).get("acp.direction")) for e in agent_turn.events]
-    assert ("acp.cancel_request", "received") in names
-    assert ("acp.session_cancel", "received") in names
+    subscription.dispose()  # session/cancel, then $/cancel_request: the SDK answers the turn
+    try:
+        agent_turn = pair.one(pair.agent_spans, "session/prompt")
+        client_turn = pair.one(pair.client_spans, "session/prompt")  # ends at the late answer
+    finally:
+        pair.released.set()
+    for span, direction in ((client_turn, "sent"), (agent_turn, "received")):
+        names = [(e.name, dict(e.attributes or {}).get("acp.direction")) for e in span.events]
+        assert ("acp.session_cancel", direction) in names
+        assert ("acp.cancel_request", direction) in names
 
 
 def test_a_request_made_inside_a_span_is_its_child(pair: Pair) -> None:

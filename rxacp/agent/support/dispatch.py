@@ -241,7 +241,7 @@ class Dispatcher:
                     settled(value)
             else:
                 running.disposable = self.agent.session.run_blocking(
-                    work, name=target.call.name
+                    work, name=target.call.name, lane=target.method
                 ).subscribe(settled, failed)
             return CompositeDisposable(running, rest, after)
 

@@ -70,11 +70,8 @@ class _Chunked:
         """The text of every text chunk, joined (other blocks are only in :attr:`content`)."""
         joined = self._joined
         if joined is None:
-            joined = self._joined = "".join(
-                p if isinstance(p, str) else p.text
-                for p in self._parts[: self._n]
-                if isinstance(p, str | TextContent)
-            )
+            texts = (p if isinstance(p, str) else _text_of(p) for p in self._parts[: self._n])
+            joined = self._joined = "".join(t for t in texts if t is not None)
         return joined
 
     @property
@@ -96,14 +93,19 @@ class _Chunked:
         return tuple(blocks)
 
 
+def _text_of(block: Any) -> str | None:
+    """The text of a text content block of either protocol version's schema (v1 and v2 are
+    two classes), ``None`` for any other block."""
+    text = getattr(block, "text", None)
+    return text if isinstance(text, str) and getattr(block, "type", None) == "text" else None
+
+
 def chunk_part(block: ContentBlock) -> str | ContentBlock:
     """A text block's text (kept as a plain ``str``: cheaper and smaller), else the block."""
-    if (
-        type(block) is TextContent
-        and block.annotations is None
-        and block.meta is None
-        and not block.__pydantic_extra__
-    ):
+    if type(block) is not TextContent:
+        text = _text_of(block)  # a v2 text block, or another kind of block
+        return text if text is not None and _plain(block) else block
+    if block.annotations is None and block.meta is None and not block.__pydantic_extra__:
         return block.text
     return block
 
@@ -210,6 +212,36 @@ class ToolCallState(NamedTuple):
     meta: dict[str, Any] | None = None
     """The ``_meta`` of the latest ``tool_call``/``tool_call_update`` that had one."""
 
+    def upserted(self, update: Any) -> ToolCallState:
+        """This tool call after an ACP v2 ``tool_call_update`` upsert (patch fields: omitted
+        unchanged, ``null`` cleared, a value replaces)."""
+        given = update.model_fields_set
+
+        def patched(name: str, current: Any, empty: Any = None) -> Any:
+            if name not in given:
+                return current
+            value = getattr(update, name)
+            if value is None:
+                return empty
+            return tuple(value) if isinstance(value, list) else value
+
+        return ToolCallState(
+            self.tool_call_id,
+            patched("title", self.title),
+            patched("kind", self.kind),
+            patched("status", self.status),
+            patched("name", self.name),
+            patched("content", self.content, ()),
+            patched("locations", self.locations, ()),
+            patched("raw_input", self.raw_input),
+            patched("raw_output", self.raw_output),
+            patched("meta", self.meta),
+        )
+
+    def with_content(self, content: ToolCallContent) -> ToolCallState:
+        """This tool call with one more content item (ACP v2 ``tool_call_content_chunk``)."""
+        return self._replace(content=(*self.content, content))
+
     def merged(self, update: ToolCall | ToolCallUpdateNotification) -> ToolCallState:
         """This tool call after ``update``: a ``tool_call`` replaces every field, a
         ``tool_call_update`` the ones it carries (``null`` and omitted leave them)."""
@@ -254,4 +286,12 @@ class Compaction(NamedTuple):
     @property
     def text(self) -> str:
         """The summary's text blocks, joined."""
-        return "".join(b.text for b in self.summary if isinstance(b, TextContent))
+        return "".join(t for t in map(_text_of, self.summary) if t is not None)
+
+
+def _plain(block: Any) -> bool:
+    return (
+        getattr(block, "annotations", None) is None
+        and getattr(block, "meta", None) is None
+        and not block.__pydantic_extra__
+    )

@@ -29,6 +29,13 @@ What each ``sessionUpdate`` kind of the stable v1 schema does:
 anything else                   kept, in order, in :attr:`~SessionState.unknown`
 ==============================  ==============================================================
 
+On an ACP v2 (Draft) connection the v2 models are folded the same way, plus v2's upserts:
+``agent_message``/``user_message``/``agent_thought`` replace a whole message (by id),
+``tool_call_update`` upserts a tool call with the patch rules (omitted: unchanged, ``null``:
+cleared), ``tool_call_content_chunk`` appends to its content, an ``items`` ``plan_update`` is
+the plan. ``state_update``, the terminal kinds and non-``items`` plans are kept in ``unknown``;
+an ``idle`` ``state_update`` ends the turn's chunk run.
+
 Message chunks are joined into messages: a chunk with a ``messageId`` goes to the message of
 that id (its role's), a new id starts a new message; a chunk without one continues the latest
 message of its kind when it is *contiguous* — no other message or thought chunk, ``tool_call``,
@@ -75,6 +82,7 @@ from ..schema import (
     UsageUpdate,
     UserMessageChunk,
 )
+from ..schema._base import UnknownVariant
 from .read_items import Compaction, Message, Role, Thought, ToolCallState, chunk_part
 
 __all__ = ["Compaction", "Message", "SessionState", "Thought", "ToolCallState"]
@@ -296,7 +304,9 @@ class SessionState:
         follows, and ``TypeError`` for anything that is not a session update.
         """
         own = self._session_id
-        if isinstance(notification, SessionNotification):
+        if isinstance(notification, SessionNotification) or isinstance(
+            getattr(notification, "update", None), AcpModel
+        ):  # a v1 SessionNotification, or a v2 UpdateSessionNotification
             sid = notification.session_id
             if own is None:
                 own = sid
@@ -309,6 +319,10 @@ class SessionState:
         else:
             update = notification
         handler = _HANDLERS.get(type(update))
+        if handler is None:
+            kind = getattr(update, "session_update", None)
+            v2 = update.__module__ in _V2_MODULES and not isinstance(update, UnknownVariant)
+            handler = _V2_HANDLERS.get(kind) if v2 else None
         if handler is None and not isinstance(getattr(update, "session_update", None), str):
             raise TypeError(
                 f"SessionState.apply takes a SessionNotification or a SessionUpdate model, "
@@ -422,12 +436,8 @@ def _add_id(state: SessionState, key: str, message_id: str, index: int) -> None:
 
 
 def _message_chunk(state: SessionState, update: UserMessageChunk | AgentMessageChunk) -> None:
-    if type(update) is AgentMessageChunk:
-        role: Role = "agent"
-        kind = "agent_message_chunk"
-    else:
-        role = "user"
-        kind = "user_message_chunk"
+    kind = update.session_update  # v1 or v2 models (same fields)
+    role: Role = "agent" if kind == "agent_message_chunk" else "user"
     messages = state._messages
     mid = update.message_id
     if mid is None:
@@ -548,3 +558,104 @@ _HANDLERS: dict[type[AcpModel], Any] = {
     CompactionSummaryChunk: _compaction_chunk,
 }
 """One handler per known update model (exact types; anything else is kept in ``unknown``)."""
+
+
+# ---------------------------------------------------------------------- ACP v2 (Draft) kinds
+# v2 models are other classes with the same names; the kinds whose fields and meaning are v1's
+# reuse v1's handlers, the v2 upserts have their own. state_update and the terminal kinds are
+# kept in ``unknown`` (an ``idle`` state_update also ends the turn's chunk run).
+
+
+def _v2_message(state: SessionState, update: Any) -> None:
+    """``agent_message`` / ``user_message`` / ``agent_thought``: a whole message, by id."""
+    kind = update.session_update
+    thought = kind == "agent_thought"
+    key = "thought" if thought else ("agent" if kind == "agent_message" else "user")
+    items: tuple[Any, ...] = state._thoughts if thought else state._messages
+    at = state._ids.get((key, update.message_id), -1)
+    current = items[at] if at >= 0 else None
+    if "content" in update.model_fields_set:
+        blocks = update.content or []
+    elif current is not None:
+        blocks = list(current.content)
+    else:
+        blocks = []
+    parts = [chunk_part(b) for b in blocks]
+    if thought:
+        item: Any = (
+            Thought._first(update.message_id, parts[0])
+            if parts
+            else Thought(message_id=update.message_id)
+        )
+    else:
+        role: Role = "agent" if key == "agent" else "user"
+        item = (
+            Message._first(role, update.message_id, parts[0])
+            if parts
+            else Message(role, message_id=update.message_id)
+        )
+    for part in parts[1:]:
+        item = item._appended(part)
+    if at < 0:
+        at = len(items)
+        _add_id(state, key, update.message_id, at)
+        items = (*items, item)
+    else:
+        items = (*items[:at], item, *items[at + 1 :])
+    if thought:
+        state._thoughts = items
+    else:
+        state._messages = items
+    state._last = kind
+    state._last_at = at
+
+
+def _v2_tool_call(state: SessionState, update: Any) -> None:
+    calls = dict(state._rest.tool_calls)
+    tid = update.tool_call_id
+    current = calls.get(tid) or ToolCallState(tid)
+    if update.session_update == "tool_call_content_chunk":
+        calls[tid] = current.with_content(update.content)
+    else:
+        calls[tid] = current.upserted(update)
+    _edit(state).tool_calls = MappingProxyType(calls)
+    state._last = "tool_call_update"
+
+
+def _v2_plan(state: SessionState, update: Any) -> None:
+    entries = getattr(update.plan, "entries", None)
+    if entries is None:  # a markdown or file plan: kept as is
+        _edit(state).unknown = (*state._rest.unknown, update)
+    else:
+        _edit(state).plan = tuple(entries)
+
+
+def _v2_state(state: SessionState, update: Any) -> None:
+    _edit(state).unknown = (*state._rest.unknown, update)
+    if update.state == "idle":
+        state._last = None
+
+
+_V2_MODULES = frozenset({"rxacp.schema.v2._generated", "rxacp.schema.v2.unstable._generated"})
+"""Where the v2 models live (their kinds are dispatched by name)."""
+
+_V2_HANDLERS: dict[Any, Any] = {
+    "user_message_chunk": _message_chunk,
+    "agent_message_chunk": _message_chunk,
+    "agent_thought_chunk": _thought_chunk,
+    "user_message": _v2_message,
+    "agent_message": _v2_message,
+    "agent_thought": _v2_message,
+    "tool_call_update": _v2_tool_call,
+    "tool_call_content_chunk": _v2_tool_call,
+    "plan_update": _v2_plan,
+    "available_commands_update": _commands,
+    "config_option_update": _config,
+    "session_info_update": _info,
+    "usage_update": _usage,
+    "notice": _notice,
+    "compaction_update": _compaction,
+    "compaction_summary_chunk": _compaction_chunk,
+    "state_update": _v2_state,
+}
+"""The ACP v2 kinds the read model folds, by ``sessionUpdate`` (v2 model classes)."""

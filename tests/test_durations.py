@@ -33,9 +33,9 @@ MODULES = [
     "rxacp.testing",
     "rxacp.testing.mocks",
     "rxacp.testing.conformance",
+    "rxacp.transport.websocket",
 ]
-"""The public modules walked. ``rxacp.transport.websocket`` is left out: its options are
-being reworked on the HTTP branch (issue 29), which owns that module."""
+"""The public modules walked."""
 
 DURATION_NAME = re.compile(r"(^|_)(timeout|period|duration|seconds|grace)$")
 NOT_DURATIONS = {"timeout_seconds"}  # AcpTimeoutException's value: seconds by its very name
@@ -103,6 +103,8 @@ def test_every_public_duration_parameter_accepts_a_timedelta_and_float_seconds()
         "rxacp.testing.InMemoryTransportPair.close",
         "rxacp.session.AcpSession.close_gracefully",
         "rxacp.AcpTransport.close_gracefully",
+        "rxacp.transport.websocket.WebSocketAcpClientTransport.__init__",
+        "rxacp.transport.websocket.WebSocketAcpAgentServer.start",
     ):
         assert expected in names
 
@@ -166,3 +168,20 @@ def test_the_builders_timeout_and_agent_parameters_take_a_timedelta() -> None:
     assert built.close_timeout == 3.0
     with pytest.raises(ValueError, match="close_timeout must be >= 0"):
         AgentParameters("agent", close_timeout=-1)
+
+
+def test_the_websocket_options_take_a_timedelta_and_zero_switches_a_keepalive_off() -> None:
+    from rxacp.transport.websocket import WebSocketAcpAgentServer, WebSocketAcpClientTransport
+
+    client = WebSocketAcpClientTransport(
+        "ws://127.0.0.1:1/acp",
+        connect_timeout=dt.timedelta(seconds=3),
+        ping_interval=0,
+        close_timeout=dt.timedelta(milliseconds=500),
+    )
+    assert client.connect_timeout == 3.0
+    assert (client._opts.ping_interval, client._opts.close_timeout) == (None, 0.5)
+    server = WebSocketAcpAgentServer(lambda t: None, idle_timeout=dt.timedelta(minutes=1))
+    assert server._idle == 60.0
+    with pytest.raises(ValueError, match="close_timeout must be > 0"):
+        WebSocketAcpClientTransport("ws://127.0.0.1:1/acp", close_timeout=0)

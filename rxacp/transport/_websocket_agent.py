@@ -23,6 +23,7 @@ from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 
+from rxacp._durations import Duration
 from rxacp.errors import AcpConnectionException
 from rxacp.transport._budget import ByteBudget
 from rxacp.transport._websocket_common import (
@@ -160,12 +161,12 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         path: str = DEFAULT_PATH,
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-        first_message_timeout: float | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
-        accept_timeout: float | None = None,
-        ping_interval: float | None = 20.0,
-        ping_timeout: float | None = 20.0,
-        close_timeout: float = 5.0,
+        idle_timeout: Duration | None = DEFAULT_IDLE_TIMEOUT,
+        first_message_timeout: Duration | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
+        accept_timeout: Duration | None = None,
+        ping_interval: Duration | None = 20.0,
+        ping_timeout: Duration | None = 20.0,
+        close_timeout: Duration = 5.0,
         compression: bool = False,
         scheduler: rx_abc.SchedulerBase | None = None,
         serve_options: Mapping[str, Any] | None = None,

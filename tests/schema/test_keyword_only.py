@@ -45,3 +45,28 @@ def test_every_exported_model_refuses_positional_arguments() -> None:
     for model in models:
         with pytest.raises(TypeError, match=f"^{model.__name__} takes keyword arguments only"):
             model("positional")
+
+
+def test_validation_from_the_wire_does_not_run_the_init_so_it_costs_what_it_did() -> None:
+    models = [
+        getattr(schema, name)
+        for name in schema.__all__
+        if isinstance(getattr(schema, name), type)
+        and issubclass(getattr(schema, name), schema.AcpModel)
+    ]
+    assert [m.__name__ for m in models if m.__pydantic_custom_init__] == []
+    calls: list[str] = []
+    original = schema.AcpModel.__init__
+
+    def counting(self: schema.AcpModel, /, *args: object, **data: object) -> None:
+        calls.append(type(self).__name__)
+        original(self, *args, **data)
+
+    schema.AcpModel.__init__ = counting  # type: ignore[method-assign]
+    try:
+        request = PromptRequest.from_wire(
+            {"sessionId": "s", "prompt": [{"type": "text", "text": "x"}]}
+        )
+    finally:
+        schema.AcpModel.__init__ = original  # type: ignore[method-assign]
+    assert calls == [] and request.prompt[0].text == "x"  # type: ignore[union-attr]

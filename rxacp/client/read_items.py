@@ -34,13 +34,16 @@ class _Chunked:
     shared by successive snapshots, each seeing its first ``_n``: appending on the newest
     snapshot is O(1); appending on an older one (a branch) copies its prefix first. Exactly one
     appender wins index ``_n`` (``list.append`` is atomic), so two threads appending to the same
-    snapshot never see each other's part. The text is joined on first read and cached.
+    snapshot never see each other's part. Every :data:`_RUN` text chunks in a row (from
+    ``_tail`` on) are joined into one string in a new list, so a long message costs about its
+    text's size, not an object per chunk. The text is joined on first read and cached.
     """
 
-    __slots__ = ("_joined", "_message_id", "_n", "_parts")
+    __slots__ = ("_joined", "_message_id", "_n", "_parts", "_tail")
 
     _parts: list[str | ContentBlock]
     _n: int
+    _tail: int
     _joined: str | None
     _message_id: str | None
 
@@ -48,17 +51,28 @@ class _Chunked:
         self._message_id = message_id
         self._parts = [text] if text else []
         self._n = len(self._parts)
+        self._tail = 0
         self._joined = None
 
-    def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int]:
+    def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int, int]:
+        """The parts, count and tail index of this item with ``part`` appended."""
         parts, n = self._parts, self._n
         if len(parts) == n:
             parts.append(part)
-            if parts[n] is part:
-                return parts, n + 1
-        fresh = parts[:n]
-        fresh.append(part)
-        return fresh, n + 1
+            if parts[n] is not part:  # another thread appended to this snapshot first
+                parts = [*parts[:n], part]
+        else:  # appending to an older snapshot: a branch of its own
+            parts = [*parts[:n], part]
+        n += 1
+        tail = self._tail
+        if n - tail < _RUN:
+            return parts, n, tail
+        window = parts[tail:n]
+        if not all(type(p) is str for p in window):
+            return parts, n, n  # a block in the run: no compaction, a new run starts here
+        # a run of _RUN small strings becomes one: memory stays near the text's own size
+        compacted = [*parts[:tail], "".join(window)]  # type: ignore[arg-type]
+        return compacted, tail + 1, tail + 1
 
     @property
     def message_id(self) -> str | None:
@@ -126,6 +140,7 @@ class Message(_Chunked):
         message._message_id = message_id
         message._parts = [part]
         message._n = 1
+        message._tail = 0
         message._joined = None
         return message
 
@@ -133,7 +148,7 @@ class Message(_Chunked):
         message = _new_item(Message)
         message._role = self._role
         message._message_id = self._message_id
-        message._parts, message._n = self._grown(part)
+        message._parts, message._n, message._tail = self._grown(part)
         message._joined = None
         return message
 
@@ -171,13 +186,14 @@ class Thought(_Chunked):
         thought._message_id = message_id
         thought._parts = [part]
         thought._n = 1
+        thought._tail = 0
         thought._joined = None
         return thought
 
     def _appended(self, part: str | ContentBlock) -> Thought:
         thought = _new_item(Thought)
         thought._message_id = self._message_id
-        thought._parts, thought._n = self._grown(part)
+        thought._parts, thought._n, thought._tail = self._grown(part)
         thought._joined = None
         return thought
 
@@ -193,6 +209,9 @@ class Thought(_Chunked):
 
 
 _new_item = object.__new__
+
+_RUN = 64
+"""Text chunks joined into one string once this many are in a row (see ``_Chunked._grown``)."""
 
 
 class ToolCallState(NamedTuple):

@@ -360,3 +360,39 @@ def test_the_end_of_a_turn_splits_id_less_messages_and_changes_nothing_visible()
     assert ended == state
     assert [m.text for m in fold(chunk("second"), state=ended).messages] == ["first", "second"]
     assert [m.text for m in fold(chunk("second"), state=state).messages] == ["firstsecond"]
+
+
+_long = st.lists(st.one_of(st.text(max_size=4), st.just(None)), min_size=60, max_size=400)
+"""A long stream of text chunks (``None``: an image chunk in between)."""
+
+
+def _long_chunks(pieces: list[str | None]) -> list[SessionNotification]:
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    return [
+        chunk(p)
+        if p is not None
+        else note({"sessionUpdate": "agent_message_chunk", "content": image})
+        for p in pieces
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(_long, st.integers(min_value=0, max_value=400))
+def test_long_streams_keep_their_text_and_blocks_in_order_and_branches_apart(
+    pieces: list[str | None], cut: int
+) -> None:
+    notes = _long_chunks(pieces)
+    state = fold(*notes)
+    [message] = state.messages
+    assert message.text == "".join(p for p in pieces if p is not None)
+    kinds = [type(b).__name__ for b in message.content]
+    expected: list[str] = []
+    for p in pieces:  # adjacent text chunks are one block, each image its own
+        kind = "ImageContent" if p is None else "TextContent"
+        if not (kind == "TextContent" and expected and expected[-1] == kind):
+            expected.append(kind)
+    assert kinds == expected
+    base = fold(*notes[:cut])
+    branch = fold(chunk("!"), state=base)
+    assert fold(*notes[:cut], chunk("!")) == branch
+    assert fold(*notes[:cut]) == base  # the branch did not disturb its base

@@ -56,23 +56,16 @@ class _Chunked:
 
     def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int, int]:
         """The parts, count and tail index of this item with ``part`` appended."""
-        parts, n = self._parts, self._n
-        if len(parts) == n:
-            parts.append(part)
-            if parts[n] is not part:  # another thread appended to this snapshot first
-                parts = [*parts[:n], part]
-        else:  # appending to an older snapshot: a branch of its own
-            parts = [*parts[:n], part]
-        n += 1
-        tail = self._tail
-        if n - tail < _RUN:
-            return parts, n, tail
-        window = parts[tail:n]
-        if not all(type(p) is str for p in window):
-            return parts, n, n  # a block in the run: no compaction, a new run starts here
-        # a run of _RUN small strings becomes one: memory stays near the text's own size
-        compacted = [*parts[:tail], "".join(window)]  # type: ignore[arg-type]
-        return compacted, tail + 1, tail + 1
+        return _grow(self._parts, self._n, self._tail, part)
+
+    def _grown_by(
+        self, parts: list[str | ContentBlock]
+    ) -> tuple[list[str | ContentBlock], int, int]:
+        """As :meth:`_grown`, for several parts at once (one item made, not one per part)."""
+        state = self._parts, self._n, self._tail
+        for part in parts:
+            state = _grow(*state, part)
+        return state
 
     @property
     def message_id(self) -> str | None:
@@ -152,6 +145,14 @@ class Message(_Chunked):
         message._joined = None
         return message
 
+    def _appended_all(self, parts: list[str | ContentBlock]) -> Message:
+        message = _new_item(Message)
+        message._role = self._role
+        message._message_id = self._message_id
+        message._parts, message._n, message._tail = self._grown_by(parts)
+        message._joined = None
+        return message
+
     @property
     def role(self) -> Role:
         """``"user"`` (``user_message_chunk``) or ``"agent"`` (``agent_message_chunk``)."""
@@ -197,6 +198,13 @@ class Thought(_Chunked):
         thought._joined = None
         return thought
 
+    def _appended_all(self, parts: list[str | ContentBlock]) -> Thought:
+        thought = _new_item(Thought)
+        thought._message_id = self._message_id
+        thought._parts, thought._n, thought._tail = self._grown_by(parts)
+        thought._joined = None
+        return thought
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Thought):
             return NotImplemented
@@ -211,7 +219,30 @@ class Thought(_Chunked):
 _new_item = object.__new__
 
 _RUN = 64
-"""Text chunks joined into one string once this many are in a row (see ``_Chunked._grown``)."""
+"""Text chunks joined into one string once this many are in a row (see :func:`_grow`)."""
+
+
+def _grow(
+    parts: list[str | ContentBlock], n: int, tail: int, part: str | ContentBlock
+) -> tuple[list[str | ContentBlock], int, int]:
+    """``(parts, n, tail)`` of an item seeing ``parts[:n]`` with ``part`` appended (see
+    :class:`_Chunked`): on the shared list when this is its newest snapshot, else on a copy;
+    a run of :data:`_RUN` text parts from ``tail`` on is joined into one string."""
+    if len(parts) == n:
+        parts.append(part)
+        if parts[n] is not part:  # another thread appended to this snapshot first
+            parts = [*parts[:n], part]
+    else:  # appending to an older snapshot: a branch of its own
+        parts = [*parts[:n], part]
+    n += 1
+    if n - tail < _RUN:
+        return parts, n, tail
+    window = parts[tail:n]
+    if not all(type(p) is str for p in window):
+        return parts, n, n  # a block in the run: no compaction, a new run starts here
+    # a run of _RUN small strings becomes one: memory stays near the text's own size
+    compacted = [*parts[:tail], "".join(window)]  # type: ignore[arg-type]
+    return compacted, tail + 1, tail + 1
 
 
 class ToolCallState(NamedTuple):

@@ -56,7 +56,7 @@ This module is *not* responsible for receiving updates (the client's ``session_s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -69,6 +69,7 @@ from ..schema import (
     CompactionSummaryChunk,
     CompactionUpdate,
     ConfigOptionUpdate,
+    ContentBlock,
     CurrentModeUpdate,
     Notice,
     Plan,
@@ -303,6 +304,60 @@ class SessionState:
         Raises ``ValueError`` for a notification of another session than the one this state
         follows, and ``TypeError`` for anything that is not a session update.
         """
+        own, update, handler = self._resolve(notification)
+        nxt = _new_state(SessionState)
+        nxt._session_id = own
+        nxt._messages = self._messages
+        nxt._thoughts = self._thoughts
+        nxt._rest = self._rest
+        nxt._last = self._last
+        nxt._last_at = self._last_at
+        nxt._ids = self._ids
+        nxt._count = self._count + 1
+        if handler is None:
+            _edit(nxt).unknown = (*self._rest.unknown, update)
+        else:
+            handler(nxt, update)
+        return nxt
+
+    def apply_all(self, notifications: Iterable[SessionNotification | Any]) -> SessionState:
+        """The state after every notification in order — equal to applying them one by one,
+        without making the snapshots in between (a run of text chunks into one message is
+        appended at once). ``self`` is unchanged; errors as :meth:`apply` (nothing is
+        returned then)."""
+        nxt = self._copy()
+        run: list[str | ContentBlock] = []  # parts waiting to join the chunk run's item
+        run_kind: str | None = None
+        run_id: str | None = None
+        for notification in notifications:
+            own, update, handler = nxt._resolve(notification)
+            nxt._session_id = own
+            nxt._count += 1
+            if run_kind is not None and handler in _CHUNKS:
+                mid = update.message_id
+                if update.session_update == run_kind and (mid is None or mid == run_id):
+                    run.append(chunk_part(update.content))
+                    continue
+            if run:
+                _join_run(nxt, run_kind, run)
+                run = []
+            if handler is None:
+                _edit(nxt).unknown = (*nxt._rest.unknown, update)
+                continue
+            handler(nxt, update)
+            if handler in _CHUNKS:
+                run_kind = nxt._last
+                items = nxt._thoughts if run_kind == "agent_thought_chunk" else nxt._messages
+                run_id = items[nxt._last_at].message_id
+            elif nxt._last != run_kind:
+                run_kind = None
+        if run:
+            _join_run(nxt, run_kind, run)
+        return nxt
+
+    def _resolve(self, notification: Any) -> tuple[str | None, Any, Any]:
+        """``(session id, update, handler)`` of a notification for this state (the checks
+        of :meth:`apply`)."""
         own = self._session_id
         if isinstance(notification, SessionNotification) or isinstance(
             getattr(notification, "update", None), AcpModel
@@ -328,20 +383,7 @@ class SessionState:
                 f"SessionState.apply takes a SessionNotification or a SessionUpdate model, "
                 f"not {type(notification).__name__}"
             )
-        nxt = _new_state(SessionState)
-        nxt._session_id = own
-        nxt._messages = self._messages
-        nxt._thoughts = self._thoughts
-        nxt._rest = self._rest
-        nxt._last = self._last
-        nxt._last_at = self._last_at
-        nxt._ids = self._ids
-        nxt._count = self._count + 1
-        if handler is None:
-            _edit(nxt).unknown = (*self._rest.unknown, update)
-        else:
-            handler(nxt, update)
-        return nxt
+        return own, update, handler
 
     def with_setup(self, response: Any) -> SessionState:
         """The state after an agent's answer that carries the session's ``modes`` and
@@ -659,3 +701,18 @@ _V2_HANDLERS: dict[Any, Any] = {
     "state_update": _v2_state,
 }
 """The ACP v2 kinds the read model folds, by ``sessionUpdate`` (v2 model classes)."""
+
+
+_CHUNKS = frozenset({_message_chunk, _thought_chunk})
+"""The handlers of streamed message and thought chunks (joined in runs by ``apply_all``)."""
+
+
+def _join_run(state: SessionState, kind: str | None, parts: list[str | ContentBlock]) -> None:
+    """Append ``parts`` to the item the chunk run of ``kind`` goes to (``state._last_at``)."""
+    at = state._last_at
+    if kind == "agent_thought_chunk":
+        thoughts = state._thoughts
+        state._thoughts = (*thoughts[:at], thoughts[at]._appended_all(parts), *thoughts[at + 1 :])
+    else:
+        messages = state._messages
+        state._messages = (*messages[:at], messages[at]._appended_all(parts), *messages[at + 1 :])

@@ -11,7 +11,9 @@ state is dropped when this client's ``session/close`` or ``session/delete`` for 
 
 Every emission runs under the registry's (reentrant) lock, so each subscriber gets its states
 one at a time, in order, without duplicates, also when it subscribes from another thread
-while updates arrive.
+while updates arrive. A session nobody subscribes to is folded in batches
+(:meth:`SessionState.apply_all`, at most :data:`_BATCH` updates wait), folded at once when
+read.
 
 This module is *not* responsible for the fold itself (:mod:`rxacp.client.read_model`) or for
 receiving and parsing notifications (``handlers.py``).
@@ -49,12 +51,24 @@ class CallHooks(NamedTuple):
     end: _Hook | None
 
 
+_BATCH = 128
+"""Updates of a session nobody watches are folded this many at a time (``apply_all``)."""
+
+
 class _Entry:
-    __slots__ = ("observers", "state")
+    __slots__ = ("observers", "pending", "state")
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
+        self.pending: list[SessionNotification] = []  # not folded yet (nobody watched)
         self.observers: tuple[abc.ObserverBase[SessionState], ...] = ()
+
+    def current(self) -> SessionState:
+        """The latest state, with the pending updates folded in (lock held)."""
+        if self.pending:
+            pending, self.pending = self.pending, []
+            self.state = self.state.apply_all(pending)
+        return self.state
 
 
 class SessionStates:
@@ -75,7 +89,13 @@ class SessionStates:
             entry = self._entries.get(sid)
             if entry is None:
                 entry = self._entries[sid] = _Entry(SessionState(sid))
-            entry.state = state = entry.state.apply(notification)  # total on parsed updates
+            if not entry.observers:  # nobody watches: fold later, in batches (cheaper)
+                pending = entry.pending
+                pending.append(notification)
+                if len(pending) >= _BATCH:
+                    entry.current()
+                return
+            entry.state = state = entry.current().apply(notification)  # total on parsed updates
             for observer in entry.observers:
                 try:
                     observer.on_next(state)
@@ -103,7 +123,7 @@ class SessionStates:
             entry = self._entries.get(session_id)
             if entry is None:
                 entry = self._entries[session_id] = _Entry(SessionState(session_id))
-            entry.state = state = change(entry.state)
+            entry.state = state = change(entry.current())
             for observer in entry.observers:
                 _emit(observer, state)
 
@@ -125,7 +145,7 @@ class SessionStates:
         with self._lock:
             entry = self._entries.get(str(params.session_id))
             if entry is not None:
-                entry.state = entry.state.with_turn_end()
+                entry.state = entry.current().with_turn_end()
 
     def _on_end(self, params: Any, result: Any) -> None:
         self.forget(str(params.session_id))
@@ -153,7 +173,7 @@ class SessionStates:
         """The session's latest snapshot (``SessionState(session_id)`` before any update)."""
         with self._lock:
             entry = self._entries.get(session_id)
-            return entry.state if entry is not None else SessionState(session_id)
+            return entry.current() if entry is not None else SessionState(session_id)
 
     def observable(self, session_id: str) -> AcpObservable[SessionState]:
         """Hot: the latest snapshot at subscription, then one per update; completes when the
@@ -171,7 +191,7 @@ class SessionStates:
                 entry = self._entries.get(session_id)
                 if entry is None:
                     entry = self._entries[session_id] = _Entry(SessionState(session_id))
-                _emit(observer, entry.state)
+                _emit(observer, entry.current())
                 if self._completed:
                     _complete(observer)
                     return Disposable()

@@ -396,3 +396,44 @@ def test_long_streams_keep_their_text_and_blocks_in_order_and_branches_apart(
     branch = fold(chunk("!"), state=base)
     assert fold(*notes[:cut], chunk("!")) == branch
     assert fold(*notes[:cut]) == base  # the branch did not disturb its base
+
+
+_mixed = st.lists(
+    st.one_of(
+        wire_values(STABLE_DEFS, STABLE_DEFS["SessionUpdate"]),
+        st.builds(
+            lambda text, kind, mid: {
+                "sessionUpdate": kind,
+                "content": {"type": "text", "text": text},
+                **({"messageId": mid} if mid else {}),
+            },
+            st.text(max_size=3),
+            st.sampled_from(["agent_message_chunk", "user_message_chunk", "agent_thought_chunk"]),
+            st.sampled_from([None, None, "m1", "m2"]),
+        ),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_mixed, st.integers(min_value=0, max_value=40))
+def test_apply_all_equals_applying_one_by_one(updates: list[Any], cut: int) -> None:
+    notes = [note(u) for u in updates]
+    base = fold(*notes[:cut])
+    one_by_one = fold(*notes[cut:], state=base)
+    batched = base.apply_all(notes[cut:])
+    assert batched == one_by_one
+    assert batched.update_count == one_by_one.update_count
+    assert [m.text for m in batched.messages] == [m.text for m in one_by_one.messages]
+    assert fold(*notes[:cut]) == base  # the batch did not disturb its base
+    # and the next chunk continues (or not) the same way after either
+    after = chunk("+")
+    assert batched.apply(after) == one_by_one.apply(after)
+
+
+def test_apply_all_refuses_another_sessions_update_like_apply() -> None:
+    with pytest.raises(ValueError, match="other"):
+        SessionState().apply_all(
+            [chunk("a"), note({"sessionUpdate": "usage_update", "used": 1, "size": 2}, "other")]
+        )

@@ -310,3 +310,19 @@ def test_loading_a_session_again_rebuilds_its_state_from_the_replay(agent: MockA
         again = client.session_state("old-1")
     assert [(m.role, m.text) for m in first.messages] == [("user", "question"), ("agent", "answer")]
     assert again.messages == first.messages and again.update_count == 2
+
+
+def test_an_unwatched_session_folded_in_batches_has_every_update_and_a_late_subscriber_too(
+    rig: Rig,
+) -> None:
+    client = rig.sync_builder().build()
+    rig.on_close(client.close)
+    client.initialize()
+    client.prompt(PromptRequest.text(SID, "stream 300"))  # over two batches, one pending part
+    expected = "".join(str(i) for i in range(300))
+    assert _texts(client.session_state(SID)) == [expected]
+    states = States()
+    client.async_client.session_state(SID).subscribe(states.on_next)
+    client.prompt(PromptRequest.text(SID, "stream 2"))
+    assert [s.update_count for s in states.values] == [300, 301, 302]
+    assert _texts(states.values[-1]) == [expected, "01"]

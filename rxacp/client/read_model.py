@@ -304,7 +304,15 @@ class SessionState:
         Raises ``ValueError`` for a notification of another session than the one this state
         follows, and ``TypeError`` for anything that is not a session update.
         """
-        own, update, handler = self._resolve(notification)
+        own: str | None
+        if type(notification) is SessionNotification:  # the common case, inline
+            own = notification.session_id
+            update = notification.update
+            handler = _HANDLERS.get(type(update))
+            if handler is None or (self._session_id is not None and own != self._session_id):
+                own, update, handler = self._resolve(notification)
+        else:
+            own, update, handler = self._resolve(notification)
         nxt = _new_state(SessionState)
         nxt._session_id = own
         nxt._messages = self._messages

@@ -51,8 +51,10 @@ class CallHooks(NamedTuple):
     end: _Hook | None
 
 
-_BATCH = 128
-"""Updates of a session nobody watches are folded this many at a time (``apply_all``)."""
+_BATCH = 32
+"""Updates of a session nobody watches are folded this many at a time (``apply_all``):
+measured end to end, 16-32 cost least (12.7-12.9 us per update against 15.2 for 128, where
+the waiting notifications outlive the young GC generation, and 14.8 for one at a time)."""
 
 
 class _Entry:

@@ -35,6 +35,8 @@ from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # models for annotations only
     from .. import schema
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
@@ -153,9 +155,14 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         """The agent's ``initialize`` answer (``None`` before it answered)."""
         return self._async.initialize_response
 
+    @property
+    def protocol_version(self) -> int:
+        """The connection's ACP protocol version (1, or 2 after a v2 ``initialize``)."""
+        return self._async.protocol_version
+
     # ------------------------------------------------------------------ methods
     def initialize(
-        self, request: schema.InitializeRequest | RequestLike | None = None
+        self, request: schema.InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> schema.InitializeResponse:
         """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
         return self._block(self._async.initialize(request), m.INITIALIZE)
@@ -168,7 +175,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         return self._block(self._async.close_session(request), m.SESSION_CLOSE)
 
     def prompt(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> schema.PromptResponse:
         """``session/prompt``: blocks until the turn's answer (all its updates were consumed).
 
@@ -182,7 +191,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         )
 
     def prompt_turn(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> Iterator[schema.AcpModel]:
         """``session/prompt`` as an iterator: each ``SessionUpdate`` of the turn, in order, then
         the ``PromptResponse`` (the blocking twin of ``AcpAsyncClient.prompt_turn``)::

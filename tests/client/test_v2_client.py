@@ -13,7 +13,7 @@ from rxacp.agent import AcpAgent
 from rxacp.agent.v2 import AgentHandlers, SyncPromptContext
 from rxacp.client import AcpAsyncClient, AcpClient, CancellationSignal
 from rxacp.errors import AcpCapabilityException
-from rxacp.schema import NewSessionResponse, PromptResponse, v2
+from rxacp.schema import NewSessionResponse, PromptResponse, RequestPermissionResponse, v2
 from rxacp.testing.memory import InMemoryTransportPair
 
 SID = "s1"
@@ -181,5 +181,27 @@ def test_a_client_without_the_option_stays_v1_against_a_dual_agent(dual: Pair) -
     try:
         init = client.initialize().block(WAIT)
         assert init.protocol_version == 1 and client.protocol_version == 1
+    finally:
+        client.close()
+
+
+def test_the_blocking_client_iterates_a_v2_turn_and_prompt_returns_the_idle_update(
+    dual: Pair,
+) -> None:
+    client = (
+        AcpClient.sync(dual.pair.client_transport)
+        .protocol_v2()
+        .request_permission_handler(lambda _r: RequestPermissionResponse.selected("allow"))
+        .build()
+    )
+    try:
+        client.initialize()
+        assert client.protocol_version == 2
+        client.new_session({"cwd": "/tmp"})
+        items = list(client.prompt_turn(v2.PromptRequest.text(SID, "hi")))
+        kinds = [getattr(u, "session_update", None) for u in items]
+        assert kinds[0] == "user_message" and kinds[-1] == "state_update"
+        last = client.prompt(v2.PromptRequest.text(SID, "ask"))
+        assert isinstance(last, v2.SessionStateUpdate) and last.stop_reason == "end_turn"
     finally:
         client.close()

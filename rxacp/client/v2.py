@@ -95,6 +95,7 @@ def initialize(client: AcpAsyncClient, request: Any) -> AcpObservable[Any]:
 
 def _become_v2(client: AcpAsyncClient, response: InitializeResponse) -> None:
     client._protocol_version = 2
+    client.session.accept_batches = True  # v2 transports.mdx: batch arrays are messages too
     client._methods = METHODS
     client._content_capabilities = CONTENT_CAPABILITIES_V2
     client._initialize_response = response  # type: ignore[assignment]

@@ -255,3 +255,38 @@ def test_a_failing_v2_handler_ends_the_turn_with_error_and_no_local_detail() -> 
         assert "secret" not in str(idle)
     finally:
         h.close()
+
+
+def test_a_v2_connection_answers_a_batch_with_one_array_and_v1_keeps_refusing_it() -> None:
+    h = _dual(lambda _r, _c: None)
+    try:
+        h.request("initialize", V2_INIT)
+        h.peer.inject(
+            [
+                {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {"cwd": "/tmp"}},
+                {"jsonrpc": "2.0", "method": "_nobody/listens"},
+                {"no": "jsonrpc"},
+                {"jsonrpc": "2.0", "id": "x", "method": "session/list", "params": {}},
+            ]
+        )
+        answers = h.next()
+        assert isinstance(answers, list)
+        by_id = {a["id"]: a for a in answers}
+        assert set(by_id) == {7, "x", None}
+        assert by_id[7]["result"] == {"sessionId": SESSION}
+        assert by_id["x"]["error"]["code"] == -32601  # no list handler registered
+        assert by_id[None]["error"]["code"] == -32600
+        h.peer.inject([])
+        assert h.next()["error"]["code"] == -32600
+        h.peer.inject([{"jsonrpc": "2.0", "method": "_only/notifications"}])
+        assert h.idle()  # nothing to answer: no empty array
+    finally:
+        h.close()
+    v1 = _dual(lambda _r, _c: None)
+    try:
+        v1.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        v1.peer.inject([{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}])
+        refused = v1.next()
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+    finally:
+        v1.close()

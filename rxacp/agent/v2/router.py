@@ -76,6 +76,7 @@ def _switch_to_v2(core: AgentCore, req: IncomingRequest) -> reactivex.Observable
         if spec.side == "agent":
             core.session.remove_handler(spec.name)
     core.protocol_version = PROTOCOL_VERSION_2
+    core.session.accept_batches = True  # v2 transports.mdx: batch arrays are messages too
     core.methods = V2_METHODS
     core.handlers = handlers.handlers
     core.turn_factory = PromptTurnV2

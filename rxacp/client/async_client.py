@@ -180,8 +180,8 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
         # one Observable: the gate runs at each subscription, before anything is sent
-        return self._session.send_request(
-            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+        return self._session.send_request(  # spec.name: v2 renamed some methods (auth/login)
+            spec.name, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
         )
 
     def _spec(self, method: str) -> m.MethodSpec:

@@ -290,3 +290,41 @@ def test_a_v2_connection_answers_a_batch_with_one_array_and_v1_keeps_refusing_it
         assert refused["id"] is None and refused["error"]["code"] == -32600
     finally:
         v1.close()
+
+
+def test_advertised_auth_methods_need_both_v2_auth_handlers_and_the_client_calls_reach_them() -> (
+    None
+):
+    from rxacp.agent import AcpAgent
+    from tests.session.conftest import ScriptedTransport
+
+    methods = [{"methodId": "login", "type": "agent", "name": "Log in"}]
+    with pytest.raises(ValueError, match="auth/login and auth/logout"):
+        AcpAgent.sync(ScriptedTransport()).protocol_v2(
+            AgentHandlers().auth_methods(methods).login_handler(lambda _r: {})
+        ).build()
+    seen: list[str] = []
+
+    def login(request: Any) -> dict[str, Any]:
+        seen.append(f"login {request.method_id}")
+        return {}
+
+    def logout(_request: Any) -> dict[str, Any]:
+        seen.append("logout")
+        return {}
+
+    def configure(builder: Any) -> None:
+        builder.protocol_v2(
+            AgentHandlers().auth_methods(methods).login_handler(login).logout_handler(logout)
+        )
+
+    h = AgentHarness(configure=configure)
+    try:
+        init = h.request("initialize", V2_INIT)["result"]
+        assert init["authMethods"] == methods
+        assert h.request("auth/login", {"methodId": "login"})["result"] == {}
+        assert h.request("auth/logout", {})["result"] == {}
+        assert h.request("authenticate", {"methodId": "login"})["error"]["code"] == -32601
+        assert seen == ["login login", "logout"]
+    finally:
+        h.close()

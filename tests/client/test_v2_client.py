@@ -205,3 +205,39 @@ def test_the_blocking_client_iterates_a_v2_turn_and_prompt_returns_the_idle_upda
         assert isinstance(last, v2.SessionStateUpdate) and last.stop_reason == "end_turn"
     finally:
         client.close()
+
+
+def test_authenticate_and_logout_are_sent_as_auth_login_and_auth_logout_on_v2() -> None:
+    pair = InMemoryTransportPair.create()
+    seen: list[str] = []
+
+    def login(request: Any) -> dict[str, Any]:
+        seen.append(f"auth/login {request.method_id}")
+        return {}
+
+    def logout(_request: Any) -> dict[str, Any]:
+        seen.append("auth/logout")
+        return {}
+
+    agent = (
+        AcpAgent.sync(pair.agent_transport)
+        .protocol_v2(
+            AgentHandlers()
+            .auth_methods([{"methodId": "sso", "type": "agent", "name": "SSO"}])
+            .login_handler(login)
+            .logout_handler(logout)
+        )
+        .build()
+    )
+    agent.start()
+    client = AcpClient.async_(pair.client_transport).protocol_v2().build()
+    try:
+        init = client.initialize().block(WAIT)
+        assert [m["methodId"] for m in init.to_wire()["authMethods"]] == ["sso"]
+        client.authenticate({"methodId": "sso"}).block(WAIT)
+        client.logout({}).block(WAIT)
+        assert seen == ["auth/login sso", "auth/logout"]
+    finally:
+        client.close()
+        agent.close()
+        pair.close()

@@ -44,8 +44,16 @@ def words_v2(req: PromptRequestV2, ctx: v2.PromptContext) -> reactivex.Observabl
     )
 
 
+SESSIONS: list[str] = []
+
+
 def new_session(_req: object) -> dict[str, str]:
-    return {"sessionId": str(uuid.uuid4())}
+    SESSIONS.append(str(uuid.uuid4()))
+    return {"sessionId": SESSIONS[-1]}
+
+
+def list_sessions(_req: object) -> dict[str, object]:
+    return {"sessions": [{"sessionId": sid, "cwd": "/"} for sid in SESSIONS]}
 
 
 if __name__ == "__main__":
@@ -57,7 +65,9 @@ if __name__ == "__main__":
         .protocol_v2(  # opt-in: v2 clients get these handlers (initialize picks the version)
             v2.AgentHandlers()
             .agent_info(name="dual", version="1.0.0")
-            .new_session_handler(new_session)
+            .new_session_handler(new_session)  # with list and resume: the v2 baseline that
+            .list_sessions_handler(list_sessions)  # capabilities.session commits to
+            .resume_session_handler(lambda _req: {})  # (session/close: the SDK's default)
             .prompt_handler(words_v2)
         )
         .build()

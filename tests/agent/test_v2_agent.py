@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 import reactivex
+from reactivex import operators as ops
 
 from rxacp.agent.v2 import AgentHandlers, PromptContext, SyncPromptContext
 from rxacp.schema import NewSessionResponse, PromptResponse
@@ -28,6 +29,8 @@ def _dual(
             AgentHandlers()
             .agent_info(name="dual", version="2.0")
             .new_session_handler(_new_session)
+            .list_sessions_handler(lambda _r: {"sessions": []})
+            .resume_session_handler(lambda _r: {})
             .prompt_handler(prompt_v2)
         )
         if versions is not None:
@@ -274,7 +277,7 @@ def test_a_v2_connection_answers_a_batch_with_one_array_and_v1_keeps_refusing_it
         by_id = {a["id"]: a for a in answers}
         assert set(by_id) == {7, "x", None}
         assert by_id[7]["result"] == {"sessionId": SESSION}
-        assert by_id["x"]["error"]["code"] == -32601  # no list handler registered
+        assert by_id["x"]["result"] == {"sessions": []}
         assert by_id[None]["error"]["code"] == -32600
         h.peer.inject([])
         assert h.next()["error"]["code"] == -32600
@@ -326,5 +329,35 @@ def test_advertised_auth_methods_need_both_v2_auth_handlers_and_the_client_calls
         assert h.request("auth/logout", {})["result"] == {}
         assert h.request("authenticate", {"methodId": "login"})["error"]["code"] == -32601
         assert seen == ["login login", "logout"]
+    finally:
+        h.close()
+
+
+def test_without_the_baseline_handlers_no_session_capability_is_advertised_and_close_is_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def configure(builder: Any) -> None:
+        builder.protocol_v2(
+            AgentHandlers()
+            .new_session_handler(_new_session)
+            .prompt_handler(lambda _r, ctx: ctx.when_cancelled().pipe(ops.map(lambda _x: None)))
+        )
+
+    h = AgentHarness("async", configure=configure)
+    try:
+        init = h.request("initialize", V2_INIT)["result"]
+        assert init["capabilities"] == {}
+        assert "session/list, session/resume" in caplog.text
+        h.request("session/new", {"cwd": "/tmp"})
+        h.prompt()
+        for _ in range(3):
+            h.next()  # accepted, user_message, running
+        rid = h.send_request("session/close", {"sessionId": SESSION})
+        got = [h.next(), h.next()]  # the close answer and the turn's idle, in either order
+        assert [m["result"] for m in got if m.get("id") == rid] == [{}]
+        updates = [m["params"]["update"] for m in got if m.get("method") == "session/update"]
+        assert updates == [
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+        ]
     finally:
         h.close()

@@ -43,6 +43,8 @@ class Pair:
             builder.protocol_v2(
                 AgentHandlers()
                 .new_session_handler(lambda _r: {"sessionId": SID})
+                .list_sessions_handler(lambda _r: {"sessions": []})
+                .resume_session_handler(lambda _r: {})
                 .prompt_handler(_v2_prompt)
             )
         self.agent = builder.build()

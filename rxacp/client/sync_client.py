@@ -230,6 +230,14 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
             buffer.close()
             subscription.dispose()
 
+    def cancel_tool_call(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``tool_call/cancel`` (blocking :meth:`AcpAsyncClient.cancel_tool_call`)."""
+        return self._block(self._async.cancel_tool_call(request), "tool_call/cancel")
+
+    def cancel_terminal(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``terminal/cancel`` (blocking :meth:`AcpAsyncClient.cancel_terminal`)."""
+        return self._block(self._async.cancel_terminal(request), "terminal/cancel")
+
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests
         ``cancelled``)."""

@@ -243,3 +243,40 @@ def test_authenticate_and_logout_are_sent_as_auth_login_and_auth_logout_on_v2() 
         client.close()
         agent.close()
         pair.close()
+
+
+def test_cancel_tool_call_reaches_the_v2_handler_and_fails_locally_on_v1() -> None:
+    pair = InMemoryTransportPair.create()
+    seen: list[str] = []
+
+    def cancel_tool_call(request: Any) -> dict[str, Any]:
+        seen.append(request.tool_call_id)
+        return {}
+
+    agent = (
+        AcpAgent.sync(pair.agent_transport)
+        .protocol_v2(AgentHandlers().cancel_tool_call_handler(cancel_tool_call))
+        .build()
+    )
+    agent.start()
+    client = AcpClient.async_(pair.client_transport).protocol_v2().build()
+    try:
+        client.initialize().block(WAIT)
+        params = {"sessionId": SID, "toolCallId": "call_9"}
+        assert client.cancel_tool_call(params).block(WAIT).to_wire() == {}
+        assert seen == ["call_9"]
+    finally:
+        client.close()
+        agent.close()
+        pair.close()
+
+
+def test_v2_only_calls_error_at_subscription_on_a_v1_connection(v1_only: Pair) -> None:
+    client = AcpClient.async_(v1_only.pair.client_transport).build()
+    try:
+        client.initialize().block(WAIT)
+        call = client.cancel_terminal({"sessionId": SID, "terminalId": "t"})  # nothing yet
+        with pytest.raises(AcpCapabilityException, match="terminal/cancel"):
+            call.block(WAIT)
+    finally:
+        client.close()

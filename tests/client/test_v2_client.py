@@ -280,3 +280,46 @@ def test_v2_only_calls_error_at_subscription_on_a_v1_connection(v1_only: Pair) -
             call.block(WAIT)
     finally:
         client.close()
+
+
+def test_prompt_timeout_bounds_a_v2_turn_in_virtual_time_and_cancels_it(dual: Pair) -> None:
+    from reactivex.testing import TestScheduler
+
+    from rxacp.errors import AcpTimeoutException
+    from rxacp.testing import quiesce
+
+    clock = TestScheduler()
+    client = (
+        AcpClient.async_(dual.pair.client_transport)
+        .protocol_v2()
+        .scheduler(clock)
+        .prompt_timeout(5.0)
+        .build()
+    )
+    try:
+        _open(client)
+        errors: list[Exception] = []
+        done = threading.Event()
+        idle_seen = threading.Event()
+
+        def on_note(note: Any) -> None:
+            if getattr(note.update, "stop_reason", None) == "cancelled":
+                idle_seen.set()
+
+        client.updates(SID).subscribe(on_note)
+
+        def on_error(error: Exception) -> None:
+            errors.append(error)
+            done.set()
+
+        client.prompt_turn(v2.PromptRequest.text(SID, "hang")).subscribe(on_error=on_error)
+        quiesce(client)
+        clock.advance_by(4.9)
+        quiesce(client)
+        assert not done.is_set()
+        clock.advance_by(0.2)
+        assert done.wait(WAIT)
+        assert isinstance(errors[0], AcpTimeoutException)
+        assert idle_seen.wait(WAIT)  # the timeout disposed the turn: session/cancel was sent
+    finally:
+        client.close()

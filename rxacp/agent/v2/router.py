@@ -82,7 +82,7 @@ def _switch_to_v2(core: AgentCore, req: IncomingRequest) -> reactivex.Observable
     core.session.accept_batches = True  # v2 transports.mdx: batch arrays are messages too
     core.methods = V2_METHODS
     core.handlers = dict(handlers.handlers)
-    core.handlers.setdefault("session/close", _close_session(core))
+    core.handlers.setdefault("session/close", _close_session)
     core.turn_factory = PromptTurnV2
     factory = SyncPromptContext if core.blocking else PromptContext
     core.set_context_factory(lambda turn: factory(core, cast(PromptTurnV2, turn)))
@@ -157,11 +157,7 @@ def default_initialize_response(handlers: AgentHandlers) -> InitializeResponse:
     return response
 
 
-def _close_session(core: AgentCore) -> Any:
-    """The SDK's ``session/close`` when the v2 handlers have none (baseline method): the
-    session's active turn is cancelled first (as with a handler), then ``{}``."""
-
-    def close(_request: Any) -> dict[str, Any]:
-        return {}
-
-    return close
+def _close_session(_request: Any) -> dict[str, Any]:
+    """The SDK's ``session/close`` when the v2 handlers have none (a baseline method): the
+    core cancels the session's active turn before any ``session/close`` handler runs."""
+    return {}

@@ -50,7 +50,7 @@ from ..schema import (
     RequestPermissionResponse as PermissionResponse,
 )
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
-from .agent_arg import add_agent_argument, is_url, parse_agent
+from .agent_arg import add_agent_argument, is_url, parse_agent, url_transport
 from .interact import Aborted, PermissionPolicy, Waiter, auth_help
 from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled, is_terminal
 
@@ -124,16 +124,13 @@ def _positive_seconds(text: str) -> float:
 def make_transport(
     agent: str, err: IO[str], prog: str, token: str | None = None
 ) -> AcpTransport | int:
-    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code.
-
-    ``token``: the bearer token a ws:// agent started with ``token=`` requires."""
+    """The transport for ``--agent`` (a command line, a ws:// or an http:// URL), or an exit
+    code. ``token``: the bearer token a remote agent started with ``token=`` requires."""
     command = parse_agent(agent, prog, err)
     if command is None:
         return EXIT_USAGE
     if is_url(agent):
-        from ..transport.websocket import WebSocketAcpClientTransport
-
-        return WebSocketAcpClientTransport(command[0], token=token)
+        return url_transport(command[0], token=token)
     if shutil.which(command[0]) is None:
         err.write(f"{prog}: cannot find the agent command {command[0]!r}\n")
         return EXIT_ERROR

@@ -12,6 +12,7 @@ PY="${PYTHON:-python3}"
 
 if [ -x "${VENV}/bin/python" ] && "${VENV}/bin/python" - <<PYEOF 2>/dev/null
 import importlib.metadata as m, sys
+import uvicorn  # serves the SDK's ASGI app in the remote-transport interop tests
 sys.exit(0 if m.version("agent-client-protocol") == "${ACP_PY_SDK_VERSION}" else 1)
 PYEOF
 then
@@ -19,11 +20,12 @@ then
   exit 0
 fi
 
+UVICORN="uvicorn==0.54.0"  # an ASGI server for the SDK's create_asgi_app (it ships none)
 rm -rf "${VENV}"
 "${PY}" -m venv "${VENV}"
 # the release candidate's HTTP server and client need its "http" extra where it declares one
 "${VENV}/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "agent-client-protocol[http]==${ACP_PY_SDK_VERSION}" \
+  "agent-client-protocol[http]==${ACP_PY_SDK_VERSION}" "${UVICORN}" \
   || "${VENV}/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "agent-client-protocol==${ACP_PY_SDK_VERSION}"
+  "agent-client-protocol==${ACP_PY_SDK_VERSION}" "${UVICORN}"
 "${VENV}/bin/python" -c "import acp; print('interop venv ready:', acp.__file__)"

@@ -309,6 +309,7 @@ class AcpAsgiApp:
         if (
             header is not None
             and method not in ATTACH_METHODS
+            and header not in transport.sessions
             and header not in transport.session_streams
         ):
             raise _Refused(404, f"unknown {SESSION_ID_HEADER} for this connection")

@@ -89,6 +89,11 @@ class AcpAsgiApp:
     A connection without a request or a message either way for ``idle_timeout`` seconds is
     closed (its streams end; ``None``/``0``: off). SSE streams carry a keepalive
     comment every ``keepalive_interval`` seconds.
+
+    Several workers: every Streamable HTTP request of one connection must reach the worker
+    that opened it. ``connection_id_prefix`` (e.g. ``"w1."``) starts every id this worker
+    mints, so a proxy can route on the ``Acp-Connection-Id`` prefix (or use a sticky cookie,
+    which the RFD requires clients to keep); see ``docs/remote.md``.
     """
 
     def __init__(
@@ -107,6 +112,7 @@ class AcpAsgiApp:
         initialize_timeout: float = 30.0,
         keepalive_interval: float = 15.0,
         max_unread_bytes: int = 16 * 1024 * 1024,
+        connection_id_prefix: str = "",
         scheduler: rx_abc.SchedulerBase | None = None,
     ) -> None:
         if not callable(agent_factory):
@@ -133,8 +139,16 @@ class AcpAsgiApp:
         ):
             if not seconds > 0:
                 raise ValueError(f"{name} must be > 0 seconds, got {seconds!r}")
+        if not isinstance(connection_id_prefix, str) or not all(
+            (c.isascii() and c.isalnum()) or c in "-_." for c in connection_id_prefix
+        ):
+            raise ValueError(
+                f"connection_id_prefix takes ASCII letters, digits, '-', '_', '.', got "
+                f"{connection_id_prefix!r}"
+            )
         self._factory = agent_factory
         self.path = path
+        self.connection_id_prefix = connection_id_prefix
         self._access: Access = make_access(allowed_origins, token, authenticate)
         self.max_message_size = max_message_size
         self.budget = ByteBudget(budget_bytes)
@@ -481,7 +495,7 @@ class AcpAsgiApp:
         loop = asyncio.get_running_loop()
         transport = HttpAcpAgentTransport(
             loop=loop,
-            connection_id=secrets.token_urlsafe(24),  # 192 random bits
+            connection_id=self.connection_id_prefix + secrets.token_urlsafe(24),  # 192 bits
             kind=kind,
             request_headers=headers,
             principal=principal,

@@ -121,3 +121,15 @@ def test_listen_takes_only_an_http_url() -> None:
     )
     assert done.returncode == 2
     assert "http://HOST:PORT" in done.stderr
+
+
+def test_the_remote_example_serves_and_talks_over_both_profiles() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "remote.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "streamable http: 'hello from a remote agent' -> end_turn" in done.stdout
+    assert "websocket: 'hello from a remote agent' -> end_turn" in done.stdout

@@ -148,3 +148,19 @@ def test_a_post_waiting_for_the_budget_proceeds_when_it_frees_up(http: httpx.Cli
         posted.join(10)
         assert statuses == [202]
         assert conn.stream.next()["id"] == 1
+
+
+def test_a_websocket_upgrade_past_max_connections_is_closed_1013_with_the_limit(
+    http: httpx.Client,
+) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with UvicornThread(reference_app(max_connections=1)) as server:
+        Connection(http, server.url)
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1013
+        assert "at most 1" in closed.value.rcvd.reason

@@ -409,7 +409,12 @@ class AcpAsgiApp:
                 if data is None:
                     break
                 chunk = b": keepalive\n\n" if not data else b"data: " + data + b"\n\n"
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                try:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                except Exception:  # the client went away: the next reader gets the message
+                    if data:
+                        stream.items.appendleft(data)
+                    return
                 if data:
                     transport.taken(data)
             if not gone.done():
@@ -429,9 +434,10 @@ class AcpAsgiApp:
             return
         try:
             transport = await self._open("websocket", headers, principal)
-        except _Refused as refused:
+        except _Refused as refused:  # 1013: try again later (a limit); 1011: the agent failed
+            code = 1013 if refused.status == 503 else 1011
             await send({"type": "websocket.accept"})
-            await send({"type": "websocket.close", "code": 1013, "reason": refused.text[:120]})
+            await send({"type": "websocket.close", "code": code, "reason": refused.text[:120]})
             return
         await send(
             {

@@ -164,3 +164,18 @@ def test_a_websocket_upgrade_past_max_connections_is_closed_1013_with_the_limit(
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == 1013
         assert "at most 1" in closed.value.rcvd.reason
+
+
+def test_a_body_is_admitted_whole_or_not_at_all_and_a_refusal_leaks_no_budget(
+    http: httpx.Client,
+) -> None:
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)
+        assert app.budget.try_reserve(1000)
+        body = rpc("session/new", 1, cwd="/tmp/" + "x" * 3300, mcpServers=[])
+        assert conn.post(body).status_code == 503  # 3.3 KB do not fit beside 1000 bytes
+        assert app.budget.in_use == 1000  # nothing of it was kept
+        app.budget.release(1000)
+        assert conn.post(body).status_code == 202

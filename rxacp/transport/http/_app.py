@@ -239,14 +239,23 @@ class AcpAsgiApp:
         return transport
 
     async def _read_body(self, headers: Mapping[str, str], receive: Receive) -> tuple[bytes, int]:
-        """The body, with the budget bytes reserved for it (released by the caller)."""
+        """The body, with the budget bytes reserved for it (released by the caller).
+
+        A declared ``Content-Length`` is reserved whole before reading, so bodies never hold
+        parts of the budget while waiting for the rest (which could starve them all); a body
+        without one reserves as it arrives."""
         cap = self.max_message_size
         declared = headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
+        length = int(declared) if declared is not None and declared.isdigit() else None
+        if length is not None and length > cap:
             raise _Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
         chunks: list[bytes] = []
         size = reserved = 0
         try:
+            if length:
+                whole = self.budget.clamp(length)
+                await self._reserve(whole)
+                reserved = whole
             while True:
                 message = await receive()
                 if message["type"] == "http.disconnect":

@@ -179,3 +179,23 @@ def test_a_body_is_admitted_whole_or_not_at_all_and_a_refusal_leaks_no_budget(
         assert app.budget.in_use == 1000  # nothing of it was kept
         app.budget.release(1000)
         assert conn.post(body).status_code == 202
+
+
+def test_a_silent_websocket_connection_is_closed_after_first_message_timeout() -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    clock = TestScheduler()
+    app = reference_app(first_message_timeout=10, scheduler=clock)
+    with UvicornThread(app) as server:
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            assert wait_until(lambda: app.connection_count == 1)
+            clock.advance_by(9.0)
+            assert app.connection_count == 1
+            clock.advance_by(2.0)
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1001
+        assert "no first message within 10 s" in closed.value.rcvd.reason
+        assert wait_until(lambda: app.connection_count == 0)

@@ -86,9 +86,10 @@ class AcpAsgiApp:
     ``max_message_size`` get ``413``; a body that does not fit in the server-wide
     ``budget_bytes`` of bytes being read and parsed waits (unread) up to ``budget_wait``
     seconds, then gets ``503`` with ``Retry-After``; more than ``max_connections``: ``503``.
-    A connection without a request or a message either way for ``idle_timeout`` seconds is
-    closed (its streams end; ``None``/``0``: off). SSE streams carry a keepalive
-    comment every ``keepalive_interval`` seconds.
+    A WebSocket connection that sends no message within ``first_message_timeout`` seconds of
+    the upgrade, and any connection without a request or a message either way for
+    ``idle_timeout`` seconds, is closed (its streams end; ``None``/``0``: off). SSE streams
+    carry a keepalive comment every ``keepalive_interval`` seconds.
 
     Several workers: every Streamable HTTP request of one connection must reach the worker
     that opened it. ``connection_id_prefix`` (e.g. ``"w1."``) starts every id this worker
@@ -109,6 +110,7 @@ class AcpAsgiApp:
         budget_wait: float = 5.0,
         max_connections: int | None = 100,
         idle_timeout: float | None = 3600.0,
+        first_message_timeout: float | None = 10.0,
         initialize_timeout: float = 30.0,
         keepalive_interval: float = 15.0,
         max_unread_bytes: int = 16 * 1024 * 1024,
@@ -155,6 +157,7 @@ class AcpAsgiApp:
         self._budget_wait = float(budget_wait)
         self.max_connections = max_connections
         self._idle = float(idle_timeout) if idle_timeout else None
+        self._first = float(first_message_timeout) if first_message_timeout else None
         self._init_timeout = float(initialize_timeout)
         self._keepalive = float(keepalive_interval)
         self._max_unread = max_unread_bytes
@@ -489,9 +492,10 @@ class AcpAsgiApp:
         stream = transport.connection_stream
         while True:
             data = await stream.next(None)
-            if data is None:
+            if data is None:  # the connection ended here (idle, shutdown, the agent closed...)
+                reason = transport.end_reason.encode()[:120].decode(errors="ignore")
                 with contextlib.suppress(Exception):
-                    await send({"type": "websocket.close", "code": 1000, "reason": ""})
+                    await send({"type": "websocket.close", "code": 1001, "reason": reason})
                 return
             await send({"type": "websocket.send", "text": data.decode()})
             transport.taken(data)
@@ -555,10 +559,20 @@ class AcpAsgiApp:
     def _watch_idle(
         self, transport: HttpAcpAgentTransport, loop: asyncio.AbstractEventLoop
     ) -> None:
+        scheduler = self._scheduler or AsyncIOThreadSafeScheduler(loop)
+        first = self._first
+        if transport.kind == "websocket" and first is not None:
+
+            def silent(_s: rx_abc.SchedulerBase, _state: Any) -> None:
+                if transport.delivered == 0 and not transport.ended:
+                    reason = f"no first message within {first:g} s of the upgrade"
+                    with contextlib.suppress(RuntimeError):
+                        loop.call_soon_threadsafe(self._over, transport, reason)
+
+            scheduler.schedule_relative(first, silent)
         idle = self._idle
         if idle is None:
             return
-        scheduler = self._scheduler or AsyncIOThreadSafeScheduler(loop)
         state = {"last": scheduler.now}
 
         def touch() -> None:

@@ -141,7 +141,7 @@ class HttpAcpAgentTransport(AcpTransport):
         self._loads: dict[str, str] = {}  # pending session/load|resume id -> session id
         self._init_key: str | None = None
         self._init_answer: asyncio.Future[bytes] | None = None
-        self.last_activity = 0.0
+        self.delivered = 0  # incoming messages handed to the agent so far
         self.activity: Callable[[], None] = lambda: None
 
     # -- the agent's side (its loop) -------------------------------------------------------
@@ -225,6 +225,7 @@ class HttpAcpAgentTransport(AcpTransport):
         """Hand one incoming message to the agent (in order); ``reserved`` budget bytes are
         released once the agent's engine took it. Records where its answer goes."""
         self.activity()
+        self.delivered += 1
         if isinstance(message, dict) and "method" in message:
             key = id_key(message.get("id"))
             if key is not None and self.kind == "http":

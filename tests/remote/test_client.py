@@ -104,3 +104,14 @@ def test_a_server_that_goes_away_mid_turn_fails_the_pending_prompt_at_once() -> 
 def test_a_url_that_is_not_http_is_refused_up_front() -> None:
     with pytest.raises(ValueError, match="http:// or https://"):
         HttpAcpClientTransport("ws://127.0.0.1:1/acp")
+
+
+def test_more_sessions_than_httpx_pools_by_default_all_stream_and_answer() -> None:
+    with (
+        UvicornThread(reference_app("sync")) as server,
+        AcpClient.sync(HttpAcpClientTransport(server.url)).build() as client,
+    ):
+        client.initialize()
+        sessions = [client.new_session(NewSessionRequest.of("/tmp")).session_id for _ in range(120)]
+        answers = [client.prompt(PromptRequest.text(sid, "echo hi")) for sid in sessions[-3:]]
+    assert [a.stop_reason for a in answers] == ["end_turn"] * 3

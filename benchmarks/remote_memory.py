@@ -119,7 +119,7 @@ async def http_client(url: str, size: int) -> None:
                     await client.post(url, json=prompt, headers={**headers, "acp-session-id": sid})
                 ).status_code
                 if status != 202:
-                    return
+                    raise RuntimeError(f"prompt POST answered HTTP {status}")
                 async for line in stream.aiter_lines():
                     if line.startswith('data: {"jsonrpc":"2.0","id":2,'):
                         return

@@ -50,6 +50,11 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "TransportClosed", "WireFrame",
         "WireTapTransport",
     },
+    "rxacp.transport.http": {
+        "ANONYMOUS", "AcpAsgiApp", "AgentFactory", "ByteBudget", "CONNECTION_ID_HEADER",
+        "DEFAULT_BUDGET_BYTES", "DEFAULT_MAX_MESSAGE_SIZE", "HttpAcpAgentTransport",
+        "HttpAcpClientTransport", "SESSION_ID_HEADER",
+    },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
         "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook", "Completion",

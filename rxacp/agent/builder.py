@@ -316,6 +316,8 @@ class AcpAgentBuilder(Generic[_A]):
             raise ValueError("protocol_versions(2) needs protocol_v2(handlers)")
         if versions == (1,):
             self._config.v2 = None
+        if self._config.v2 is not None:
+            self._config.v2.check()
         return self._config
 
 

@@ -32,6 +32,7 @@ from ..transport import (
     TransportClosed,
 )
 from ..transport.base import Frame
+from .agent_arg import is_http_url, is_url, url_transport
 from .stdout_junk import junk_hint, read_line
 
 __all__ = ["AnswerTimeout", "Incoming", "RawAgent"]
@@ -92,14 +93,15 @@ class RawAgent(FrameReceiver):
         self._seq = itertools.count(1)
         self._ids = itertools.count(100)
         self._changed = asyncio.Event()
-        self.websocket = command[0].startswith(("ws://", "wss://"))
-        """True for an agent at a ``ws://`` / ``wss://`` URL (no process, no stdio)."""
+        self.websocket = is_url(command[0])
+        """True for a remote agent (a ``ws[s]://`` or ``http[s]://`` URL: no process, no
+        stdio)."""
+        self.http = is_http_url(command[0])
+        """True for a Streamable HTTP agent (``http[s]://``: JSON bodies only)."""
         self.transport: AcpTransport
         self._eof_timeout = eof_timeout
         if self.websocket:
-            from ..transport.websocket import WebSocketAcpClientTransport
-
-            self.transport = WebSocketAcpClientTransport(command[0])
+            self.transport = url_transport(command[0])
             return
         params = (
             AgentParameters.builder(command[0])
@@ -203,7 +205,8 @@ class RawAgent(FrameReceiver):
         if code is None:  # reported before the exit status was collected: look again
             code = getattr(self.transport, "exit_code", None)
         if self.websocket:
-            return f"the WebSocket connection ended ({info.reason}) {when}".rstrip()
+            kind = "Streamable HTTP" if self.http else "WebSocket"
+            return f"the {kind} connection ended ({info.reason}) {when}".rstrip()
         text = "agent exited" + (f" with code {code}" if code is not None else f" ({info.reason})")
         if when:
             text += f" {when}"

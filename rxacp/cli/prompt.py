@@ -62,7 +62,7 @@ from ..schema import (
 )
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
 from ..transport.tap import WireFrame
-from .agent_arg import add_agent_argument, is_url, parse_agent
+from .agent_arg import add_agent_argument, is_url, parse_agent, url_transport
 from .interact import Aborted, PermissionPolicy, Waiter, auth_help
 from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled, is_terminal
 from .stdout_junk import junk_hint, read_line
@@ -161,17 +161,14 @@ def make_transport(
     token: str | None = None,
     on_stderr_line: Callable[[str], None] | None = None,
 ) -> AcpTransport | int:
-    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code.
-
-    ``token``: the bearer token a ws:// agent started with ``token=`` requires;
+    """The transport for ``--agent`` (a command line, a ws:// or an http:// URL), or an exit
+    code. ``token``: the bearer token a remote agent started with ``token=`` requires;
     ``on_stderr_line``: called with each stderr line of a spawned agent (on its loop)."""
     command = parse_agent(agent, prog, err)
     if command is None:
         return EXIT_USAGE
     if is_url(agent):
-        from ..transport.websocket import WebSocketAcpClientTransport
-
-        return WebSocketAcpClientTransport(command[0], token=token)
+        return url_transport(command[0], token=token)
     if shutil.which(command[0]) is None:
         err.write(f"{prog}: cannot find the agent command {command[0]!r}\n")
         return EXIT_ERROR

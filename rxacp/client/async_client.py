@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
@@ -74,6 +75,21 @@ __all__ = [
 _DEFAULT: Any = object()
 _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
+
+
+def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
+    """``client._send(method, request)`` decided at subscription: a method the connection's
+    version does not have errors there (cold, like every call), instead of at call time."""
+
+    def subscribe(observer: Any, scheduler: Any = None) -> Any:
+        try:
+            source = client._send(method, request)
+        except Exception as exc:
+            observer.on_error(exc)
+            return Disposable()
+        return source.subscribe(observer, scheduler=scheduler)
+
+    return AcpObservable(subscribe)
 
 
 def _wants_v2(request: Any) -> bool:
@@ -202,8 +218,8 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         ):
             source = self._tracked(sessions, method, params, spec, kwargs, before)
         else:
-            source = self._session.send_request(
-                method, params, spec.result_type, before=before, **kwargs
+            source = self._session.send_request(  # spec.name: v2 renamed some methods
+                spec.name, params, spec.result_type, before=before, **kwargs
             )
         if hooks is None:
             return source
@@ -257,7 +273,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
                 sessions.discard(named)
 
         source = self._session.send_request(
-            method, params, spec.result_type, before=before, **kwargs
+            spec.name, params, spec.result_type, before=before, **kwargs
         )
         tracked: AcpObservable[Any] = source.pipe(
             ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
@@ -500,6 +516,23 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         source = settling.hold(session_id, source, stop)
         # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
         return stoppable(source, stop, lambda: self._cancel_now(session_id))
+
+    def cancel_tool_call(self, request: RequestLike | AcpModel) -> AcpObservable[Any]:
+        """ACP v2 ``tool_call/cancel`` (a tool call whose ``capabilities.cancel`` the agent
+        advertised); on a v1 connection it errors with ``AcpCapabilityException``, nothing
+        sent::
+
+            ──request──▶ ─────R|
+        """
+        return defer_send(self, "tool_call/cancel", request)
+
+    def cancel_terminal(self, request: RequestLike | AcpModel) -> AcpObservable[Any]:
+        """ACP v2 ``terminal/cancel`` (an agent-owned display terminal that advertised it);
+        on a v1 connection it errors with ``AcpCapabilityException``, nothing sent::
+
+            ──request──▶ ─────R|
+        """
+        return defer_send(self, "terminal/cancel", request)
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:
         """A cold Observable that sends ``session/cancel`` for a session (a

@@ -37,6 +37,8 @@ from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # models for annotations only
     from .. import schema
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
@@ -153,7 +155,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ methods
     def initialize(
-        self, request: schema.InitializeRequest | RequestLike | None = None
+        self, request: schema.InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> schema.InitializeResponse:
         """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
         return self._block(self._async.initialize(request), m.INITIALIZE)
@@ -166,7 +168,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         return self._block(self._async.close_session(request), m.SESSION_CLOSE)
 
     def prompt(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> schema.PromptResponse:
         """``session/prompt``: blocks until the turn's answer (all its updates were consumed).
 
@@ -180,7 +184,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         )
 
     def prompt_turn(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> Iterator[schema.AcpModel]:
         """``session/prompt`` as an iterator: each ``SessionUpdate`` of the turn, in order, then
         the ``PromptResponse`` (the blocking twin of ``AcpAsyncClient.prompt_turn``)::
@@ -224,6 +230,14 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         including those sent before the ``session/new`` answer. ``RuntimeError`` when the
         builder turned the read model off (``track_session_states(False)``)."""
         return self._async._require_states().latest(str(session_id))
+
+    def cancel_tool_call(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``tool_call/cancel`` (blocking :meth:`AcpAsyncClient.cancel_tool_call`)."""
+        return self._block(self._async.cancel_tool_call(request), "tool_call/cancel")
+
+    def cancel_terminal(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``terminal/cancel`` (blocking :meth:`AcpAsyncClient.cancel_terminal`)."""
+        return self._block(self._async.cancel_terminal(request), "terminal/cancel")
 
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests

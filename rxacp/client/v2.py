@@ -28,7 +28,7 @@ from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
 from ..capabilities import NegotiatedCapabilities
-from ..errors import AcpProtocolVersionException
+from ..errors import AcpProtocolVersionException, AcpTimeoutException
 from ..schema import InitializeResponse as V1InitializeResponse
 from ..schema import methods as m
 from ..schema.v2 import InitializeRequest, InitializeResponse, SessionStateUpdate
@@ -95,6 +95,7 @@ def initialize(client: AcpAsyncClient, request: Any) -> AcpObservable[Any]:
 
 def _become_v2(client: AcpAsyncClient, response: InitializeResponse) -> None:
     client._protocol_version = 2
+    client.session.accept_batches = True  # v2 transports.mdx: batch arrays are messages too
     client._methods = METHODS
     client._content_capabilities = CONTENT_CAPABILITIES_V2
     client._initialize_response = response  # type: ignore[assignment]
@@ -212,10 +213,30 @@ def prompt_turn(
         remove_tap = client._updates.tap(on_update)
         remove_stop = stop.add_listener(on_stop) if stop is not None else None
 
+        timer: list[Any] = []
+
         def cleanup() -> None:
             remove_tap()
             if remove_stop is not None:
                 remove_stop()
+            if timer:
+                timer[0].dispose()
+
+        def timed_out() -> None:  # the builder's prompt_timeout: a disposal, then the error
+            if finish():
+                cleanup()
+                if state["written"]:
+                    cancel_once()
+                observer.on_error(AcpTimeoutException(m.SESSION_PROMPT, bound or 0.0))
+
+        bound = client.prompt_timeout
+        if bound is not None:
+            runner = client.session.runner
+            timer.append(
+                client.session.scheduler.schedule_relative(
+                    bound, lambda _s, _st: runner.call(timed_out)
+                )
+            )
 
         def before() -> None:
             client._gate(METHODS[m.SESSION_PROMPT], params)

@@ -107,6 +107,10 @@ def _restore_null_extras(value: Any, data: Any) -> None:
 _SUB_SCHEMAS: Final = ("schema", "items_schema", "keys_schema", "values_schema", "choices")
 
 
+_WRAPPERS = frozenset(("function-wrap", "function-before", "function-after"))
+"""Core schema kinds a model validator wraps the model's own schema in."""
+
+
 def _fail_fast(schema: Any) -> None:
     """Set ``fail_fast`` on every ``list`` schema of one model's own core schema.
 
@@ -116,6 +120,13 @@ def _fail_fast(schema: Any) -> None:
     so the error count of any value is bounded by the schema, not by the input. Nested models
     are not entered (each gets this hook itself); only keys holding sub-schemas are followed.
     """
+    own = schema  # the model's own node: inside its validators' wrappers (v2 PatchModel)
+    while (
+        isinstance(own, dict)
+        and own.get("type") in _WRAPPERS
+        and isinstance(own.get("schema"), dict)
+    ):
+        own = own["schema"]
     pending = [schema]
     while pending:
         node = pending.pop()
@@ -127,7 +138,7 @@ def _fail_fast(schema: Any) -> None:
         kind = node.get("type")
         if kind == "list":
             node["fail_fast"] = True
-        elif kind == "model" and node is not schema:
+        elif kind == "model" and node is not schema and node is not own:
             continue
         for key in _SUB_SCHEMAS:
             child = node.get(key)

@@ -232,6 +232,16 @@ class AcpSession:
         """
         self._inbox.handlers[method] = (handler, ordered)
 
+    @property
+    def accept_batches(self) -> bool:
+        """Whether incoming JSON-RPC batch arrays are handled (ACP v2 connections) instead of
+        answered with one ``-32600`` (v1, the default)."""
+        return self._wire.batches
+
+    @accept_batches.setter
+    def accept_batches(self, enabled: bool) -> None:
+        self._wire.batches = bool(enabled)
+
     def remove_handler(self, method: str) -> None:
         """Forget the request and notification handlers of ``method`` (a connection whose
         ``initialize`` chose another protocol version registers that version's handlers)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .. import jsonrpc
 from ..errors import AcpConnectionException, AcpErrorCodes
@@ -98,6 +98,9 @@ class Wire:
         self._malformed_in_a_row = 0
         self.observer: WireObserver | None = None
         """Sees every message written (and may add to it) and read: the tracing hook."""
+        self.batches = False
+        """Accept JSON-RPC batch arrays (ACP v2 transports; v1 answers one ``-32600``)."""
+        self._batch_of: dict[tuple[type, Any], _Batch] = {}
 
     _pending: PendingRequests
     _inbox: Inbox
@@ -121,7 +124,12 @@ class Wire:
         nothing is written). Dropped once the connection closed."""
         if self.observer is not None:
             msg = self.observer.outgoing(msg)
-        frame = msg if self._objects else jsonrpc.serialize(msg)
+        if self._batch_of and "method" not in msg and self._batched(msg):
+            return
+        self._send_frame(msg)
+
+    def _send_frame(self, msg: dict[str, Any] | list[dict[str, Any]]) -> None:
+        frame: Frame = cast(Frame, msg) if self._objects else jsonrpc.serialize(msg)
         if _wire.isEnabledFor(logging.DEBUG):
             _wire.debug("%s -> %s", self._role, frame)
         phase = self._state.phase
@@ -165,6 +173,8 @@ class Wire:
             self._answer_malformed(None, AcpErrorCodes.PARSE_ERROR, f"Parse error: {exc}")
             return
         except jsonrpc.InvalidMessage as exc:
+            if self.batches and self._on_batch(frame):
+                return
             self._stats.invalid_messages += 1
             if exc.answerable:
                 self._answer_malformed(
@@ -173,6 +183,9 @@ class Wire:
             else:
                 _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
             return
+        self._route(msg)
+
+    def _route(self, msg: jsonrpc.Message) -> None:
         if self.observer is not None:
             self.observer.incoming(msg)
         kind = type(msg)
@@ -189,6 +202,58 @@ class Wire:
             pending = self._pending.take(msg)  # type: ignore[arg-type]
             if pending is not None:
                 self._inbox.on_answer(pending, msg)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ batches (v2)
+    def _on_batch(self, frame: Frame) -> bool:
+        """A JSON-RPC batch (ACP v2 ``transports.mdx``): each entry is handled as if it came
+        alone, in order; the answers of its requests go out together as one array once all
+        are answered (an invalid entry is answered ``-32600`` with ``id: null`` in it; a
+        notification-only batch gets nothing). False if ``frame`` is not an array."""
+        items = frame if isinstance(frame, list) else None
+        if items is None and not isinstance(frame, dict):
+            try:
+                decoded = jsonrpc.decode_json(frame)  # type: ignore[arg-type]
+            except (jsonrpc.ParseError, TypeError):
+                return False
+            items = decoded if isinstance(decoded, list) else None
+        if items is None:
+            return False
+        if not items:
+            self.write_error(None, AcpErrorCodes.INVALID_REQUEST, "Invalid request: empty batch")
+            return True
+        batch = _Batch()
+        routed: list[jsonrpc.Message] = []
+        for item in items:
+            try:
+                msg = jsonrpc.classify(item)
+            except jsonrpc.InvalidMessage as exc:
+                self._stats.invalid_messages += 1
+                reason = f"Invalid request: {exc.reason}"
+                error = {"code": int(AcpErrorCodes.INVALID_REQUEST), "message": reason}
+                batch.answers.append(jsonrpc.error_obj(None, error))
+                continue
+            if type(msg) is jsonrpc.Request:
+                key = _id_key(msg.id)
+                batch.waiting.add(key)
+                self._batch_of[key] = batch
+            routed.append(msg)
+        for msg in routed:
+            self._route(msg)
+        if not batch.waiting and batch.answers:
+            self._send_frame(batch.answers)
+        return True
+
+    def _batched(self, msg: dict[str, Any]) -> bool:
+        """Keep an answer that belongs to a batch; write the batch's array when complete."""
+        key = _id_key(msg.get("id"))
+        batch = self._batch_of.pop(key, None)
+        if batch is None:
+            return False
+        batch.waiting.discard(key)
+        batch.answers.append(msg)
+        if not batch.waiting:
+            self._send_frame(batch.answers)
+        return True
 
     def on_frame_too_large(self, size: int) -> None:
         """An oversized line was discarded."""
@@ -236,3 +301,18 @@ class Wire:
         self._on_eof(
             AcpConnectionException(reason, exit_code=info.exit_code, stderr_tail=info.stderr_tail)
         )
+
+
+class _Batch:
+    """The answers of one incoming batch, until every request in it was answered."""
+
+    __slots__ = ("answers", "waiting")
+
+    def __init__(self) -> None:
+        self.answers: list[dict[str, Any]] = []
+        self.waiting: set[tuple[type, Any]] = set()
+
+
+def _id_key(rid: Any) -> tuple[type, Any]:
+    """A request id as a dict key that keeps ``1`` and ``"1"`` apart."""
+    return (type(rid), rid) if isinstance(rid, int | str) else (type(rid), repr(rid))

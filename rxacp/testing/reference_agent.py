@@ -20,6 +20,13 @@ selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
 anything else               echoed
 ==========================  ====================================================================
 
+``--listen http://HOST:PORT`` serves it remotely instead (Streamable HTTP and WebSocket at
+``/acp``, one agent per connection; needs ``rxacp[http]``; ``--token``/``$RXACP_AGENT_TOKEN``
+requires a bearer token, ``--allow-origin`` lets a web page in). :func:`asgi_app` is the same
+app as a factory for any ASGI server: ``uvicorn --factory
+rxacp.testing.reference_agent:asgi_app`` (options from ``$RXACP_REFERENCE_API`` and
+``$RXACP_AGENT_TOKEN``).
+
 ``--help`` prints this vocabulary (:data:`~rxacp.testing._reference_script.VOCABULARY`).
 It also serves ``session/new`` (process-unique ids ``ref-<uuid>``), ``session/load`` (replays
 the history), ``session/list``, ``session/close`` and ``session/set_mode`` (modes ``default``
@@ -33,8 +40,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import sys
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +78,7 @@ __all__ = [
     "MODES",
     "ReferenceOptions",
     "ReferenceSessions",
+    "asgi_app",
     "build_agent",
     "main",
     "package_version",
@@ -365,12 +375,78 @@ def _parser() -> argparse.ArgumentParser:
         "initialize picks one per connection",
     )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic as JSON lines")
+    parser.add_argument(
+        "--listen",
+        metavar="http://HOST:PORT",
+        help="serve remotely (Streamable HTTP and WebSocket at /acp, one agent per connection; "
+        "needs rxacp[http]) instead of on stdin/stdout",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("RXACP_AGENT_TOKEN"),
+        help="with --listen: require 'Authorization: Bearer TOKEN' (default $RXACP_AGENT_TOKEN)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --listen: a web page origin allowed in (browsers are refused); repeatable",
+    )
     return parser
+
+
+def asgi_app(
+    api: str | None = None,
+    options: ReferenceOptions | None = None,
+    **app_options: Any,
+) -> Any:
+    """The reference agent as an ASGI app (``AcpAsgiApp``): one agent per connection, over
+    Streamable HTTP and WebSocket at ``/acp``. With no arguments (``uvicorn --factory
+    rxacp.testing.reference_agent:asgi_app``) the API comes from ``$RXACP_REFERENCE_API``
+    (default ``sync``) and a bearer token from ``$RXACP_AGENT_TOKEN``; ``app_options`` go to
+    ``AcpAsgiApp`` (``token=``, ``allowed_origins=``...)."""
+    from ..transport.http import AcpAsgiApp
+
+    chosen = api or os.environ.get("RXACP_REFERENCE_API", "sync")
+    if chosen not in APIS:
+        raise ValueError(f"api must be one of {', '.join(APIS)}, got {chosen!r}")
+    opts = options or ReferenceOptions()
+    app_options.setdefault("token", os.environ.get("RXACP_AGENT_TOKEN") or None)
+    return AcpAsgiApp(lambda transport: build_agent(chosen, transport, opts), **app_options)
+
+
+def _listen(args: argparse.Namespace, options: ReferenceOptions) -> int:
+    split = urllib.parse.urlsplit(args.listen)
+    if split.scheme != "http" or not split.hostname or split.path not in ("", "/", "/acp"):
+        print(
+            f"reference agent: --listen takes http://HOST:PORT, got {args.listen!r}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        from ..transport.http._serve import serve
+
+        app = asgi_app(
+            args.api, options, token=args.token or None, allowed_origins=args.allow_origin
+        )
+        port = split.port or 80
+        print(f"reference agent: serving http://{split.hostname}:{port}/acp", file=sys.stderr)
+        serve(app, split.hostname, port)
+    except ImportError as exc:
+        print(f"reference agent: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve ACP on stdin/stdout until stdin closes; returns the exit code."""
     args = _parser().parse_args(argv)
+    options = ReferenceOptions(
+        args.cancel_grace, args.max_prompt_duration, args.hold_prompt_while_cancelling
+    )
+    if args.listen:
+        return _listen(args, options)
     transport: AcpTransport = StdioAcpAgentTransport()
     if args.log_wire:
         from ..transport.tap import WireTapTransport

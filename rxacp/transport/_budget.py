@@ -80,9 +80,8 @@ class ByteBudget:
 
     def release(self, size: int) -> None:
         """Give back a reservation of ``size`` bytes (the same size that was reserved)."""
-        size = self.clamp(size)
         with self._lock:
-            self._used = max(0, self._used - size)
+            self._used = max(0, self._used - max(size, 0))
             waiters, self._waiters = self._waiters, []
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # that loop is closed

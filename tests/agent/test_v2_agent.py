@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 import reactivex
+from reactivex import operators as ops
 
 from rxacp.agent.v2 import AgentHandlers, PromptContext, SyncPromptContext
 from rxacp.schema import NewSessionResponse, PromptResponse
@@ -28,6 +29,8 @@ def _dual(
             AgentHandlers()
             .agent_info(name="dual", version="2.0")
             .new_session_handler(_new_session)
+            .list_sessions_handler(lambda _r: {"sessions": []})
+            .resume_session_handler(lambda _r: {})
             .prompt_handler(prompt_v2)
         )
         if versions is not None:
@@ -253,5 +256,108 @@ def test_a_failing_v2_handler_ends_the_turn_with_error_and_no_local_detail() -> 
         idle = _updates_until_idle(h)[-1]
         assert idle["stopReason"] == "error" and idle["error"]["code"] == -32603
         assert "secret" not in str(idle)
+    finally:
+        h.close()
+
+
+def test_a_v2_connection_answers_a_batch_with_one_array_and_v1_keeps_refusing_it() -> None:
+    h = _dual(lambda _r, _c: None)
+    try:
+        h.request("initialize", V2_INIT)
+        h.peer.inject(
+            [
+                {"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {"cwd": "/tmp"}},
+                {"jsonrpc": "2.0", "method": "_nobody/listens"},
+                {"no": "jsonrpc"},
+                {"jsonrpc": "2.0", "id": "x", "method": "session/list", "params": {}},
+            ]
+        )
+        answers = h.next()
+        assert isinstance(answers, list)
+        by_id = {a["id"]: a for a in answers}
+        assert set(by_id) == {7, "x", None}
+        assert by_id[7]["result"] == {"sessionId": SESSION}
+        assert by_id["x"]["result"] == {"sessions": []}
+        assert by_id[None]["error"]["code"] == -32600
+        h.peer.inject([])
+        assert h.next()["error"]["code"] == -32600
+        h.peer.inject([{"jsonrpc": "2.0", "method": "_only/notifications"}])
+        assert h.idle()  # nothing to answer: no empty array
+    finally:
+        h.close()
+    v1 = _dual(lambda _r, _c: None)
+    try:
+        v1.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        v1.peer.inject([{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}])
+        refused = v1.next()
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+    finally:
+        v1.close()
+
+
+def test_advertised_auth_methods_need_both_v2_auth_handlers_and_the_client_calls_reach_them() -> (
+    None
+):
+    from rxacp.agent import AcpAgent
+    from tests.session.conftest import ScriptedTransport
+
+    methods = [{"methodId": "login", "type": "agent", "name": "Log in"}]
+    with pytest.raises(ValueError, match="auth/login and auth/logout"):
+        AcpAgent.sync(ScriptedTransport()).protocol_v2(
+            AgentHandlers().auth_methods(methods).login_handler(lambda _r: {})
+        ).build()
+    seen: list[str] = []
+
+    def login(request: Any) -> dict[str, Any]:
+        seen.append(f"login {request.method_id}")
+        return {}
+
+    def logout(_request: Any) -> dict[str, Any]:
+        seen.append("logout")
+        return {}
+
+    def configure(builder: Any) -> None:
+        builder.protocol_v2(
+            AgentHandlers().auth_methods(methods).login_handler(login).logout_handler(logout)
+        )
+
+    h = AgentHarness(configure=configure)
+    try:
+        init = h.request("initialize", V2_INIT)["result"]
+        assert init["authMethods"] == methods
+        assert h.request("auth/login", {"methodId": "login"})["result"] == {}
+        assert h.request("auth/logout", {})["result"] == {}
+        assert h.request("authenticate", {"methodId": "login"})["error"]["code"] == -32601
+        assert seen == ["login login", "logout"]
+    finally:
+        h.close()
+
+
+def test_without_the_baseline_handlers_no_session_capability_is_advertised_and_close_is_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def configure(builder: Any) -> None:
+        builder.protocol_v2(
+            AgentHandlers()
+            .new_session_handler(_new_session)
+            .prompt_handler(lambda _r, ctx: ctx.when_cancelled().pipe(ops.map(lambda _x: None)))
+        )
+
+    h = AgentHarness("async", configure=configure)
+    try:
+        init = h.request("initialize", V2_INIT)["result"]
+        assert init["capabilities"] == {}
+        assert "session/list, session/resume" in caplog.text
+        h.request("session/new", {"cwd": "/tmp"})
+        h.prompt()
+        for _ in range(3):
+            h.next()  # accepted, user_message, running
+        rid = h.send_request("session/close", {"sessionId": SESSION})
+        got = [h.next(), h.next()]  # the close answer and the turn's idle, in either order
+        assert [m["result"] for m in got if m.get("id") == rid] == [{}]
+        updates = [m["params"]["update"] for m in got if m.get("method") == "session/update"]
+        assert updates == [
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+        ]
     finally:
         h.close()

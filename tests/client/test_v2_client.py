@@ -13,7 +13,7 @@ from rxacp.agent import AcpAgent
 from rxacp.agent.v2 import AgentHandlers, SyncPromptContext
 from rxacp.client import AcpAsyncClient, AcpClient, CancellationSignal
 from rxacp.errors import AcpCapabilityException
-from rxacp.schema import NewSessionResponse, PromptResponse, v2
+from rxacp.schema import NewSessionResponse, PromptResponse, RequestPermissionResponse, v2
 from rxacp.testing.memory import InMemoryTransportPair
 
 SID = "s1"
@@ -43,6 +43,8 @@ class Pair:
             builder.protocol_v2(
                 AgentHandlers()
                 .new_session_handler(lambda _r: {"sessionId": SID})
+                .list_sessions_handler(lambda _r: {"sessions": []})
+                .resume_session_handler(lambda _r: {})
                 .prompt_handler(_v2_prompt)
             )
         self.agent = builder.build()
@@ -181,5 +183,143 @@ def test_a_client_without_the_option_stays_v1_against_a_dual_agent(dual: Pair) -
     try:
         init = client.initialize().block(WAIT)
         assert init.protocol_version == 1 and client.protocol_version == 1
+    finally:
+        client.close()
+
+
+def test_the_blocking_client_iterates_a_v2_turn_and_prompt_returns_the_idle_update(
+    dual: Pair,
+) -> None:
+    client = (
+        AcpClient.sync(dual.pair.client_transport)
+        .protocol_v2()
+        .request_permission_handler(lambda _r: RequestPermissionResponse.selected("allow"))
+        .build()
+    )
+    try:
+        client.initialize()
+        assert client.protocol_version == 2
+        client.new_session({"cwd": "/tmp"})
+        items = list(client.prompt_turn(v2.PromptRequest.text(SID, "hi")))
+        kinds = [getattr(u, "session_update", None) for u in items]
+        assert kinds[0] == "user_message" and kinds[-1] == "state_update"
+        last = client.prompt(v2.PromptRequest.text(SID, "ask"))
+        assert isinstance(last, v2.SessionStateUpdate) and last.stop_reason == "end_turn"
+    finally:
+        client.close()
+
+
+def test_authenticate_and_logout_are_sent_as_auth_login_and_auth_logout_on_v2() -> None:
+    pair = InMemoryTransportPair.create()
+    seen: list[str] = []
+
+    def login(request: Any) -> dict[str, Any]:
+        seen.append(f"auth/login {request.method_id}")
+        return {}
+
+    def logout(_request: Any) -> dict[str, Any]:
+        seen.append("auth/logout")
+        return {}
+
+    agent = (
+        AcpAgent.sync(pair.agent_transport)
+        .protocol_v2(
+            AgentHandlers()
+            .auth_methods([{"methodId": "sso", "type": "agent", "name": "SSO"}])
+            .login_handler(login)
+            .logout_handler(logout)
+        )
+        .build()
+    )
+    agent.start()
+    client = AcpClient.async_(pair.client_transport).protocol_v2().build()
+    try:
+        init = client.initialize().block(WAIT)
+        assert [m["methodId"] for m in init.to_wire()["authMethods"]] == ["sso"]
+        client.authenticate({"methodId": "sso"}).block(WAIT)
+        client.logout({}).block(WAIT)
+        assert seen == ["auth/login sso", "auth/logout"]
+    finally:
+        client.close()
+        agent.close()
+        pair.close()
+
+
+def test_cancel_tool_call_reaches_the_v2_handler_and_fails_locally_on_v1() -> None:
+    pair = InMemoryTransportPair.create()
+    seen: list[str] = []
+
+    def cancel_tool_call(request: Any) -> dict[str, Any]:
+        seen.append(request.tool_call_id)
+        return {}
+
+    agent = (
+        AcpAgent.sync(pair.agent_transport)
+        .protocol_v2(AgentHandlers().cancel_tool_call_handler(cancel_tool_call))
+        .build()
+    )
+    agent.start()
+    client = AcpClient.async_(pair.client_transport).protocol_v2().build()
+    try:
+        client.initialize().block(WAIT)
+        params = {"sessionId": SID, "toolCallId": "call_9"}
+        assert client.cancel_tool_call(params).block(WAIT).to_wire() == {}
+        assert seen == ["call_9"]
+    finally:
+        client.close()
+        agent.close()
+        pair.close()
+
+
+def test_v2_only_calls_error_at_subscription_on_a_v1_connection(v1_only: Pair) -> None:
+    client = AcpClient.async_(v1_only.pair.client_transport).build()
+    try:
+        client.initialize().block(WAIT)
+        call = client.cancel_terminal({"sessionId": SID, "terminalId": "t"})  # nothing yet
+        with pytest.raises(AcpCapabilityException, match="terminal/cancel"):
+            call.block(WAIT)
+    finally:
+        client.close()
+
+
+def test_prompt_timeout_bounds_a_v2_turn_in_virtual_time_and_cancels_it(dual: Pair) -> None:
+    from reactivex.testing import TestScheduler
+
+    from rxacp.errors import AcpTimeoutException
+    from rxacp.testing import quiesce
+
+    clock = TestScheduler()
+    client = (
+        AcpClient.async_(dual.pair.client_transport)
+        .protocol_v2()
+        .scheduler(clock)
+        .prompt_timeout(5.0)
+        .build()
+    )
+    try:
+        _open(client)
+        errors: list[Exception] = []
+        done = threading.Event()
+        idle_seen = threading.Event()
+
+        def on_note(note: Any) -> None:
+            if getattr(note.update, "stop_reason", None) == "cancelled":
+                idle_seen.set()
+
+        client.updates(SID).subscribe(on_note)
+
+        def on_error(error: Exception) -> None:
+            errors.append(error)
+            done.set()
+
+        client.prompt_turn(v2.PromptRequest.text(SID, "hang")).subscribe(on_error=on_error)
+        quiesce(client)
+        clock.advance_by(4.9)
+        quiesce(client)
+        assert not done.is_set()
+        clock.advance_by(0.2)
+        assert done.wait(WAIT)
+        assert isinstance(errors[0], AcpTimeoutException)
+        assert idle_seen.wait(WAIT)  # the timeout disposed the turn: session/cancel was sent
     finally:
         client.close()

@@ -148,3 +148,54 @@ def test_a_post_waiting_for_the_budget_proceeds_when_it_frees_up(http: httpx.Cli
         posted.join(10)
         assert statuses == [202]
         assert conn.stream.next()["id"] == 1
+
+
+def test_a_websocket_upgrade_past_max_connections_is_closed_1013_with_the_limit(
+    http: httpx.Client,
+) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with UvicornThread(reference_app(max_connections=1)) as server:
+        Connection(http, server.url)
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1013
+        assert "at most 1" in closed.value.rcvd.reason
+
+
+def test_a_body_is_admitted_whole_or_not_at_all_and_a_refusal_leaks_no_budget(
+    http: httpx.Client,
+) -> None:
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)
+        assert app.budget.try_reserve(1000)
+        body = rpc("session/new", 1, cwd="/tmp/" + "x" * 3300, mcpServers=[])
+        assert conn.post(body).status_code == 503  # 3.3 KB do not fit beside 1000 bytes
+        assert app.budget.in_use == 1000  # nothing of it was kept
+        app.budget.release(1000)
+        assert conn.post(body).status_code == 202
+
+
+def test_a_silent_websocket_connection_is_closed_after_first_message_timeout() -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    clock = TestScheduler()
+    app = reference_app(first_message_timeout=10, scheduler=clock)
+    with UvicornThread(app) as server:
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            assert wait_until(lambda: app.connection_count == 1)
+            clock.advance_by(9.0)
+            assert app.connection_count == 1
+            clock.advance_by(2.0)
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1001
+        assert "no first message within 10 s" in closed.value.rcvd.reason
+        assert wait_until(lambda: app.connection_count == 0)

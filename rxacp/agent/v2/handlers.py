@@ -75,6 +75,15 @@ class AgentHandlers:
         self.auth_methods_ = [m if not isinstance(m, Mapping) else _auth_method(m) for m in methods]
         return self
 
+    def check(self) -> None:
+        """Raise ``ValueError`` for a handler set v2 forbids: advertised ``authMethods``
+        without both ``auth/login`` and ``auth/logout`` handlers (v2 MUST implement both)."""
+        if self.auth_methods_ and not {"auth/login", "auth/logout"} <= set(self.handlers):
+            raise ValueError(
+                "ACP v2: an agent that advertises authMethods must handle auth/login and "
+                "auth/logout (login_handler and logout_handler)"
+            )
+
     # -- handlers ------------------------------------------------------------------------------
     def _on(self, method: str, fn: Callable[..., Any]) -> Self:
         if not callable(fn):

@@ -16,6 +16,7 @@ Not responsible for the turn (``turn.py``) or the handlers' API (``handlers.py``
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,7 +36,9 @@ from .turn import PromptTurnV2
 if TYPE_CHECKING:
     from ..core import AgentCore
 
-__all__ = ["PROTOCOL_VERSION_2", "install_router"]
+__all__ = ["BASELINE", "PROTOCOL_VERSION_2", "default_initialize_response", "install_router"]
+
+_log = logging.getLogger("rxacp.agent")
 
 PROTOCOL_VERSION_2 = 2
 _DEFAULT_INFO = {"name": "rxacp-agent", "version": "0"}
@@ -76,8 +79,10 @@ def _switch_to_v2(core: AgentCore, req: IncomingRequest) -> reactivex.Observable
         if spec.side == "agent":
             core.session.remove_handler(spec.name)
     core.protocol_version = PROTOCOL_VERSION_2
+    core.session.accept_batches = True  # v2 transports.mdx: batch arrays are messages too
     core.methods = V2_METHODS
-    core.handlers = handlers.handlers
+    core.handlers = dict(handlers.handlers)
+    core.handlers.setdefault("session/close", _close_session)
     core.turn_factory = PromptTurnV2
     factory = SyncPromptContext if core.blocking else PromptContext
     core.set_context_factory(lambda turn: factory(core, cast(PromptTurnV2, turn)))
@@ -118,18 +123,30 @@ def _initialized_once(_req: IncomingRequest) -> reactivex.Observable[Any]:
     )
 
 
+BASELINE = ("session/new", "session/list", "session/resume", "session/prompt")
+"""The handlers ``capabilities.session`` commits an agent to (v2 ``migration.mdx`` §Baseline
+methods; ``session/cancel``, ``session/update`` are the SDK's, and ``session/close`` too when no
+handler is set: it cancels the session's turn and answers ``{}``)."""
+
+
 def default_initialize_response(handlers: AgentHandlers) -> InitializeResponse:
-    """Version 2, the handlers' ``info`` and capabilities (``session`` when the baseline
-    ``session/new`` and ``session/prompt`` handlers are set; ``session.delete`` with a delete
-    handler), their ``authMethods``."""
+    """Version 2, the handlers' ``info`` and capabilities: ``session`` when every
+    :data:`BASELINE` handler is set (``session.delete`` with a delete handler), else none and
+    a warning naming the missing ones; the handlers' ``authMethods``."""
     capabilities = handlers.capabilities_
     if capabilities is None:
         wire: dict[str, Any] = {}
-        if {"session/new", "session/prompt"} <= set(handlers.handlers):
+        missing = [m for m in BASELINE if m not in handlers.handlers]
+        if not missing:
             session: dict[str, Any] = {}
             if "session/delete" in handlers.handlers:
                 session["delete"] = {}
             wire["session"] = session
+        elif "session/prompt" in handlers.handlers:
+            _log.warning(
+                "ACP v2: not advertising capabilities.session: it requires handlers for %s",
+                ", ".join(missing),
+            )
         capabilities = AgentCapabilities.from_wire(wire)
     info = handlers.info or Implementation.from_wire(_DEFAULT_INFO)
     response = InitializeResponse(
@@ -138,3 +155,9 @@ def default_initialize_response(handlers: AgentHandlers) -> InitializeResponse:
     if handlers.auth_methods_:
         response.auth_methods = list(handlers.auth_methods_)
     return response
+
+
+def _close_session(_request: Any) -> dict[str, Any]:
+    """The SDK's ``session/close`` when the v2 handlers have none (a baseline method): the
+    core cancels the session's active turn before any ``session/close`` handler runs."""
+    return {}

@@ -7,11 +7,12 @@ WebSocket upgrade. Each connection gets its own agent from ``agent_factory(trans
 
 Plain ASGI, no framework: it runs under any ASGI server (uvicorn, hypercorn) and mounts into
 Starlette/FastAPI. Safe by default: browser ``Origin``s refused, an authentication hook bound
-to the connection id, 128-bit random connection ids, bodies capped (``413``), a server-wide
+to the connection id, 192-bit random connection ids, bodies capped (``413``), a server-wide
 budget of bytes being parsed (``503``), a connection cap, idle connections closed.
 
 This module is *not* responsible for one connection's routing and flow control
-(``_connection``), nor for the client side (``_client``).
+(``_connection``), the WebSocket profile's frames (``_ws``), the timers (``_timers``), plain
+ASGI plumbing (``_asgi``), nor for the client side (``_client``).
 """
 
 from __future__ import annotations
@@ -20,15 +21,23 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from reactivex import abc as rx_abc
-from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 
-from rxacp import jsonrpc
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
 from rxacp.transport.http._access import Access, make_access
+from rxacp.transport.http._asgi import (
+    Receive,
+    Refused,
+    Scope,
+    Send,
+    decode_body,
+    disconnected,
+    request_headers,
+    respond,
+)
 from rxacp.transport.http._connection import HttpAcpAgentTransport, MessageStream
 from rxacp.transport.http._protocol import (
     ATTACH_METHODS,
@@ -39,6 +48,8 @@ from rxacp.transport.http._protocol import (
     SSE_MIME,
     params_session_id,
 )
+from rxacp.transport.http._timers import watch_connection
+from rxacp.transport.http._ws import serve_websocket
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -47,11 +58,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("rxacp.transport.http")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 AgentFactory = Callable[[HttpAcpAgentTransport], Any]
 """Builds (and may start) the agent of one connection: ``factory(transport) -> agent``. The app
@@ -62,12 +68,6 @@ DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
 """Default cap on one incoming message (a POST body or a WebSocket frame): 16 MiB."""
 
 _MAX_SESSION_STREAMS = 256  # per connection
-
-
-class _Refused(Exception):
-    def __init__(self, status: int, text: str, headers: Iterable[tuple[str, str]] = ()) -> None:
-        super().__init__(text)
-        self.status, self.text, self.headers = status, text, list(headers)
 
 
 class AcpAsgiApp:
@@ -86,9 +86,15 @@ class AcpAsgiApp:
     ``max_message_size`` get ``413``; a body that does not fit in the server-wide
     ``budget_bytes`` of bytes being read and parsed waits (unread) up to ``budget_wait``
     seconds, then gets ``503`` with ``Retry-After``; more than ``max_connections``: ``503``.
-    A connection without a request or a message either way for ``idle_timeout`` seconds is
-    closed (its streams end; ``None``/``0``: off). SSE streams carry a keepalive
-    comment every ``keepalive_interval`` seconds.
+    A WebSocket connection that sends no message within ``first_message_timeout`` seconds of
+    the upgrade, and any connection without a request or a message either way for
+    ``idle_timeout`` seconds, is closed (its streams end; ``None``/``0``: off). SSE streams
+    carry a keepalive comment every ``keepalive_interval`` seconds.
+
+    Several workers: every Streamable HTTP request of one connection must reach the worker
+    that opened it. ``connection_id_prefix`` (e.g. ``"w1."``) starts every id this worker
+    mints, so a proxy can route on the ``Acp-Connection-Id`` prefix (or use a sticky cookie,
+    which the RFD requires clients to keep); see ``docs/remote.md``.
     """
 
     def __init__(
@@ -104,9 +110,11 @@ class AcpAsgiApp:
         budget_wait: float = 5.0,
         max_connections: int | None = 100,
         idle_timeout: float | None = 3600.0,
+        first_message_timeout: float | None = 10.0,
         initialize_timeout: float = 30.0,
         keepalive_interval: float = 15.0,
         max_unread_bytes: int = 16 * 1024 * 1024,
+        connection_id_prefix: str = "",
         scheduler: rx_abc.SchedulerBase | None = None,
     ) -> None:
         if not callable(agent_factory):
@@ -133,14 +141,23 @@ class AcpAsgiApp:
         ):
             if not seconds > 0:
                 raise ValueError(f"{name} must be > 0 seconds, got {seconds!r}")
+        if not isinstance(connection_id_prefix, str) or not all(
+            (c.isascii() and c.isalnum()) or c in "-_." for c in connection_id_prefix
+        ):
+            raise ValueError(
+                f"connection_id_prefix takes ASCII letters, digits, '-', '_', '.', got "
+                f"{connection_id_prefix!r}"
+            )
         self._factory = agent_factory
         self.path = path
+        self.connection_id_prefix = connection_id_prefix
         self._access: Access = make_access(allowed_origins, token, authenticate)
         self.max_message_size = max_message_size
         self.budget = ByteBudget(budget_bytes)
         self._budget_wait = float(budget_wait)
         self.max_connections = max_connections
         self._idle = float(idle_timeout) if idle_timeout else None
+        self._first = float(first_message_timeout) if first_message_timeout else None
         self._init_timeout = float(initialize_timeout)
         self._keepalive = float(keepalive_interval)
         self._max_unread = max_unread_bytes
@@ -178,16 +195,16 @@ class AcpAsgiApp:
             if kind == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
-            await _respond(send, 404, f"no ACP endpoint here; use {self.path}\n")
+            await respond(send, 404, f"no ACP endpoint here; use {self.path}\n")
             return
-        headers = _headers(scope)
+        headers = request_headers(scope)
         if kind == "websocket":
             await self._websocket(headers, receive, send)
             return
         try:
             await self._http(scope, headers, receive, send)
-        except _Refused as refused:
-            await _respond(send, refused.status, refused.text + "\n", refused.headers)
+        except Refused as refused:
+            await respond(send, refused.status, refused.text + "\n", refused.headers)
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _http(
@@ -199,49 +216,58 @@ class AcpAsgiApp:
             await self._post(headers, principal, receive, send)
         elif method == "GET":
             if headers.get("upgrade", "").lower() == "websocket":
-                raise _Refused(426, "WebSocket upgrade is not supported by this server")
+                raise Refused(426, "WebSocket upgrade is not supported by this server")
             await self._get(headers, principal, receive, send)
         elif method == "DELETE":
             transport = self._known(headers, principal)
             self._over(transport, "the client ended the connection (DELETE)")
-            await _respond(send, 202, "")
+            await respond(send, 202, "")
         else:
-            raise _Refused(405, "use POST, GET or DELETE", [("allow", "POST, GET, DELETE")])
+            raise Refused(405, "use POST, GET or DELETE", [("allow", "POST, GET, DELETE")])
 
     def _check_access(self, headers: Mapping[str, str]) -> Any:
         principal, refusal = self._access.check(headers)
         if refusal is not None:
             status, text = refusal
-            raise _Refused(status, text, [("www-authenticate", "Bearer")] if status == 401 else ())
+            raise Refused(status, text, [("www-authenticate", "Bearer")] if status == 401 else ())
         return principal
 
     def _known(self, headers: Mapping[str, str], principal: Any) -> HttpAcpAgentTransport:
         cid = headers.get(CONNECTION_ID_HEADER.lower())
         if not cid:
-            raise _Refused(400, f"missing {CONNECTION_ID_HEADER}")
+            raise Refused(400, f"missing {CONNECTION_ID_HEADER}")
         transport = self._connections.get(cid)
         if transport is None or transport.ended or transport.principal != principal:
-            raise _Refused(404, f"unknown {CONNECTION_ID_HEADER} (ended, or never opened)")
+            raise Refused(404, f"unknown {CONNECTION_ID_HEADER} (ended, or never opened)")
         return transport
 
     async def _read_body(self, headers: Mapping[str, str], receive: Receive) -> tuple[bytes, int]:
-        """The body, with the budget bytes reserved for it (released by the caller)."""
+        """The body, with the budget bytes reserved for it (released by the caller).
+
+        A declared ``Content-Length`` is reserved whole before reading, so bodies never hold
+        parts of the budget while waiting for the rest (which could starve them all); a body
+        without one reserves as it arrives."""
         cap = self.max_message_size
         declared = headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
-            raise _Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
+        length = int(declared) if declared is not None and declared.isdigit() else None
+        if length is not None and length > cap:
+            raise Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
         chunks: list[bytes] = []
         size = reserved = 0
         try:
+            if length:
+                whole = self.budget.clamp(length)
+                await self._reserve(whole)
+                reserved = whole
             while True:
                 message = await receive()
                 if message["type"] == "http.disconnect":
-                    raise _Refused(400, "the client went away")
+                    raise Refused(400, "the client went away")
                 chunk = message.get("body", b"")
                 if chunk:
                     size += len(chunk)
                     if size > cap:
-                        raise _Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
+                        raise Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
                     want = self.budget.clamp(size) - reserved
                     if want > 0:
                         await self._reserve(want)
@@ -261,7 +287,7 @@ class AcpAsgiApp:
         try:
             await asyncio.wait_for(self.budget.reserve(size), self._budget_wait)
         except TimeoutError:
-            raise _Refused(
+            raise Refused(
                 503, "the server is busy parsing other messages; retry", [("retry-after", "1")]
             ) from None
 
@@ -270,18 +296,18 @@ class AcpAsgiApp:
     ) -> None:
         content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type != JSON_MIME:
-            raise _Refused(415, f"Content-Type must be {JSON_MIME}")
+            raise Refused(415, f"Content-Type must be {JSON_MIME}")
         body, reserved = await self._read_body(headers, receive)
         try:
-            message = await _decode(body)
+            message = await decode_body(body)
             if isinstance(message, list):
-                raise _Refused(501, "JSON-RPC batches are not supported")
+                raise Refused(501, "JSON-RPC batches are not supported")
             if not isinstance(message, dict):
-                raise _Refused(400, "a message must be a JSON object")
+                raise Refused(400, "a message must be a JSON object")
             cid = headers.get(CONNECTION_ID_HEADER.lower())
             if message.get("method") == "initialize" and "id" in message:
                 if cid:
-                    raise _Refused(400, "initialize opens a connection: send no Acp-Connection-Id")
+                    raise Refused(400, "initialize opens a connection: send no Acp-Connection-Id")
                 await self._initialize(message, reserved, headers, principal, send)
                 reserved = 0
                 return
@@ -292,7 +318,7 @@ class AcpAsgiApp:
         finally:
             if reserved:
                 self.budget.release(reserved)
-        await _respond(send, 202, "")
+        await respond(send, 202, "")
 
     def _check_session(
         self, transport: HttpAcpAgentTransport, message: dict[str, Any], headers: Mapping[str, str]
@@ -303,15 +329,16 @@ class AcpAsgiApp:
         header = headers.get(SESSION_ID_HEADER.lower())
         sid = params_session_id(message)
         if header is None and method in SESSION_HEADER_METHODS:
-            raise _Refused(400, f"{method} needs the {SESSION_ID_HEADER} header")
+            raise Refused(400, f"{method} needs the {SESSION_ID_HEADER} header")
         if header is not None and sid is not None and header != sid:
-            raise _Refused(400, f"{SESSION_ID_HEADER} does not match params.sessionId")
+            raise Refused(400, f"{SESSION_ID_HEADER} does not match params.sessionId")
         if (
             header is not None
             and method not in ATTACH_METHODS
+            and header not in transport.sessions
             and header not in transport.session_streams
         ):
-            raise _Refused(404, f"unknown {SESSION_ID_HEADER} for this connection")
+            raise Refused(404, f"unknown {SESSION_ID_HEADER} for this connection")
 
     async def _initialize(
         self,
@@ -328,36 +355,32 @@ class AcpAsgiApp:
             data = await asyncio.wait_for(answer, self._init_timeout)
         except TimeoutError:
             self._over(transport, "initialize was not answered")
-            raise _Refused(
-                504, f"initialize not answered within {self._init_timeout:g} s"
-            ) from None
+            raise Refused(504, f"initialize not answered within {self._init_timeout:g} s") from None
         except ConnectionError as exc:
             self._over(transport, str(exc))
-            raise _Refused(
+            raise Refused(
                 503, f"the connection ended before initialize was answered: {exc}"
             ) from None
         is_error = b'"error"' in data[:4096] and b'"result"' not in data[:4096]
         if is_error:
             self._over(transport, "initialize failed")
-            await _respond(send, 400, data, content_type=JSON_MIME)
+            await respond(send, 400, data, content_type=JSON_MIME)
             return
-        await _respond(
-            send, 200, data, [(CONNECTION_ID_HEADER, transport.connection_id)], JSON_MIME
-        )
+        await respond(send, 200, data, [(CONNECTION_ID_HEADER, transport.connection_id)], JSON_MIME)
 
     async def _get(
         self, headers: Mapping[str, str], principal: Any, receive: Receive, send: Send
     ) -> None:
         if SSE_MIME not in headers.get("accept", ""):
-            raise _Refused(406, f"Accept must include {SSE_MIME}")
+            raise Refused(406, f"Accept must include {SSE_MIME}")
         transport = self._known(headers, principal)
         sid = headers.get(SESSION_ID_HEADER.lower())
         full = len(transport.session_streams) >= _MAX_SESSION_STREAMS
         if sid is not None and sid not in transport.session_streams and full:
-            raise _Refused(429, f"more than {_MAX_SESSION_STREAMS} session streams")
+            raise Refused(429, f"more than {_MAX_SESSION_STREAMS} session streams")
         stream = transport.stream_for(sid)
         if stream.reader is not None:
-            raise _Refused(409, "this stream already has a reader")
+            raise Refused(409, "this stream already has a reader")
         token = object()
         stream.reader = token
         try:
@@ -382,7 +405,7 @@ class AcpAsgiApp:
         )
         await send({"type": "http.response.body", "body": b": open\n\n", "more_body": True})
         transport.activity()
-        gone = asyncio.ensure_future(_disconnected(receive))
+        gone = asyncio.ensure_future(disconnected(receive))
         try:
             while not gone.done():
                 item = asyncio.ensure_future(stream.next(self._keepalive))
@@ -394,7 +417,12 @@ class AcpAsgiApp:
                 if data is None:
                     break
                 chunk = b": keepalive\n\n" if not data else b"data: " + data + b"\n\n"
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                try:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                except Exception:  # the client went away: the next reader gets the message
+                    if data:
+                        stream.items.appendleft(data)
+                    return
                 if data:
                     transport.taken(data)
             if not gone.done():
@@ -402,85 +430,24 @@ class AcpAsgiApp:
         finally:
             gone.cancel()
 
-    # -- WebSocket ---------------------------------------------------------------------------
     async def _websocket(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
-        first = await receive()
-        if first["type"] != "websocket.connect":
-            return
-        principal, refusal = self._access.check(headers)
-        if refusal is not None:
-            _log.warning("refused a WebSocket upgrade: %s", refusal[1])
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        try:
-            transport = await self._open("websocket", headers, principal)
-        except _Refused as refused:
-            await send({"type": "websocket.accept"})
-            await send({"type": "websocket.close", "code": 1013, "reason": refused.text[:120]})
-            return
-        await send(
-            {
-                "type": "websocket.accept",
-                "headers": [
-                    (CONNECTION_ID_HEADER.lower().encode(), transport.connection_id.encode())
-                ],
-            }
-        )
-        writer = asyncio.ensure_future(self._ws_writer(transport, send))
-        try:
-            await self._ws_reader(transport, receive, send)
-        finally:
-            writer.cancel()
-            with contextlib.suppress(BaseException):
-                await writer
-            self._over(transport, transport.end_reason or "the WebSocket connection closed")
-
-    async def _ws_reader(
-        self, transport: HttpAcpAgentTransport, receive: Receive, send: Send
-    ) -> None:
-        cap = self.max_message_size
-        while not transport.ended:
-            message = await receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            text = message.get("text")
-            if text is None:
-                if message.get("bytes") is not None:
-                    _log.warning("ignoring a binary WebSocket frame (ACP sends text frames)")
-                continue
-            data = text.encode()
-            if len(data) > cap:
-                await send({"type": "websocket.close", "code": 1009, "reason": f"over {cap} bytes"})
-                return
-            await self.budget.reserve(len(data))
-            transport.deliver(data, self.budget.clamp(len(data)))
-
-    async def _ws_writer(self, transport: HttpAcpAgentTransport, send: Send) -> None:
-        stream = transport.connection_stream
-        while True:
-            data = await stream.next(None)
-            if data is None:
-                with contextlib.suppress(Exception):
-                    await send({"type": "websocket.close", "code": 1000, "reason": ""})
-                return
-            await send({"type": "websocket.send", "text": data.decode()})
-            transport.taken(data)
+        await serve_websocket(self, headers, receive, send)
 
     # -- connections -------------------------------------------------------------------------
     async def _open(
         self, kind: str, headers: Mapping[str, str], principal: Any
     ) -> HttpAcpAgentTransport:
         if self._closed:
-            raise _Refused(503, "server shutting down")
+            raise Refused(503, "server shutting down")
         limit = self.max_connections
         if limit is not None and len(self._connections) + self._opening >= limit:
-            raise _Refused(
+            raise Refused(
                 503, f"too many connections: this server serves at most {limit} at a time"
             )
         loop = asyncio.get_running_loop()
         transport = HttpAcpAgentTransport(
             loop=loop,
-            connection_id=secrets.token_urlsafe(24),  # 192 random bits
+            connection_id=self.connection_id_prefix + secrets.token_urlsafe(24),  # 192 bits
             kind=kind,
             request_headers=headers,
             principal=principal,
@@ -493,7 +460,7 @@ class AcpAsgiApp:
             agent = await loop.run_in_executor(None, self._make_agent, transport)
         except Exception as exc:
             _log.error("agent_factory failed for a remote connection", exc_info=True)
-            raise _Refused(500, f"the agent could not be started: {type(exc).__name__}") from exc
+            raise Refused(500, f"the agent could not be started: {type(exc).__name__}") from exc
         finally:
             self._opening -= 1
         self._connections[transport.connection_id] = transport
@@ -525,29 +492,14 @@ class AcpAsgiApp:
     def _watch_idle(
         self, transport: HttpAcpAgentTransport, loop: asyncio.AbstractEventLoop
     ) -> None:
-        idle = self._idle
-        if idle is None:
-            return
-        scheduler = self._scheduler or AsyncIOThreadSafeScheduler(loop)
-        state = {"last": scheduler.now}
-
-        def touch() -> None:
-            state["last"] = scheduler.now
-
-        def fired(_s: rx_abc.SchedulerBase, _state: Any) -> None:
-            if transport.ended:
-                return
-            left = idle - (scheduler.now - state["last"]).total_seconds()
-            if left > 0:
-                scheduler.schedule_relative(left, fired)
-                return
-            reason = f"idle timeout: no request or message for {idle:g} s"
-            _log.info("closing remote connection: %s", reason)
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._over, transport, reason)
-
-        transport.activity = touch
-        scheduler.schedule_relative(idle, fired)
+        watch_connection(
+            transport,
+            loop,
+            self._scheduler,
+            idle=self._idle,
+            first=self._first,
+            over=self._over,
+        )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -563,42 +515,3 @@ class AcpAsgiApp:
 async def _close_agent(loop: asyncio.AbstractEventLoop, closer: Callable[[], Any]) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(loop.run_in_executor(None, closer), 15.0)
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _decode(body: bytes) -> Any:
-    try:
-        if len(body) > 256 * 1024:  # keep the server's loop responsive for big messages
-            return await asyncio.to_thread(jsonrpc.decode_json, body)
-        return jsonrpc.decode_json(body)
-    except jsonrpc.ParseError as exc:
-        raise _Refused(400, f"invalid JSON: {exc}") from None
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, value in scope.get("headers", ()):
-        key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        out[key] = f"{out[key]}, {text}" if key in out else text
-    return out
-
-
-async def _respond(
-    send: Send,
-    status: int,
-    body: bytes | str,
-    headers: Iterable[tuple[str, str]] = (),
-    content_type: str = "text/plain; charset=utf-8",
-) -> None:
-    data = body.encode() if isinstance(body, str) else body
-    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-    if data:
-        raw.append((b"content-type", content_type.encode()))
-    raw.append((b"content-length", str(len(data)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": data})

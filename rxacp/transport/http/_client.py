@@ -107,7 +107,11 @@ class HttpAcpClientTransport(AcpTransport):
         self._receiver, self._loop = receiver, loop
         if self._client is None:
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self._timeout, read=None), follow_redirects=False
+                timeout=httpx.Timeout(self._timeout, read=None),
+                follow_redirects=False,
+                # over HTTP/1.1 every open SSE stream holds a TCP connection of its own: a pool
+                # cap would make POSTs wait behind them once there are many sessions
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
             )
         self._queue = asyncio.Queue()
         self._worker = loop.create_task(self._post_loop())

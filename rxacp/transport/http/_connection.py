@@ -45,6 +45,9 @@ OUTBOX_LOW = OUTBOX_HIGH // 4
 """Unread outgoing bytes the connection must drain to before its producers resume."""
 
 
+_MAX_SESSIONS = 4096  # session ids remembered per connection
+
+
 class _End:
     __slots__ = ("info",)
 
@@ -133,11 +136,12 @@ class HttpAcpAgentTransport(AcpTransport):
         # app loop only:
         self.connection_stream = MessageStream()
         self.session_streams: dict[str, MessageStream] = {}
+        self.sessions: set[str] = set()  # session ids the agent named (answers, messages)
         self._routes: dict[str, str | None] = {}  # client request id -> session id of its route
         self._loads: dict[str, str] = {}  # pending session/load|resume id -> session id
         self._init_key: str | None = None
         self._init_answer: asyncio.Future[bytes] | None = None
-        self.last_activity = 0.0
+        self.delivered = 0  # incoming messages handed to the agent so far
         self.activity: Callable[[], None] = lambda: None
 
     # -- the agent's side (its loop) -------------------------------------------------------
@@ -170,15 +174,17 @@ class HttpAcpAgentTransport(AcpTransport):
         else:
             message, data = frame, jsonrpc.serialize(frame)
         response = isinstance(message, dict) and "method" not in message
-        key = sid = method = None
+        key = sid = named = None
         if isinstance(message, dict):
             key = id_key(message.get("id"))
-            sid = params_session_id(message)
-            method = message.get("method") if isinstance(message.get("method"), str) else None
+            sid = named = params_session_id(message)
+            result = message.get("result") if response else None
+            if isinstance(result, dict) and isinstance(result.get("sessionId"), str):
+                named = result["sessionId"]  # an answer naming a session: it exists now
         with self._lock:
             if self._closed:
                 return
-            self._out.append((response, key, sid, method, data))
+            self._out.append((response, key, sid, named, data))
             self._unread += len(data)
             pause = not self._paused and self._unread > OUTBOX_HIGH
             if pause:
@@ -219,6 +225,7 @@ class HttpAcpAgentTransport(AcpTransport):
         """Hand one incoming message to the agent (in order); ``reserved`` budget bytes are
         released once the agent's engine took it. Records where its answer goes."""
         self.activity()
+        self.delivered += 1
         if isinstance(message, dict) and "method" in message:
             key = id_key(message.get("id"))
             if key is not None and self.kind == "http":
@@ -276,11 +283,11 @@ class HttpAcpAgentTransport(AcpTransport):
     def _route_queued(self) -> None:
         with self._lock:
             batch, self._out, self._out_scheduled = self._out, [], False
-        for response, key, sid, method, data in batch:
+        for response, key, sid, named, data in batch:
             if self.ended:
                 self.taken(data)
                 continue
-            stream = self._route(response, key, sid, method, data)
+            stream = self._route(response, key, sid, named, data)
             if stream is None:
                 continue
             stream.push(data)
@@ -288,10 +295,12 @@ class HttpAcpAgentTransport(AcpTransport):
                 self._check_unread()
 
     def _route(
-        self, response: bool, key: str | None, sid: str | None, method: str | None, data: bytes
+        self, response: bool, key: str | None, sid: str | None, named: str | None, data: bytes
     ) -> MessageStream | None:
         if self.kind != "http":
             return self.connection_stream
+        if named is not None and len(self.sessions) < _MAX_SESSIONS:
+            self.sessions.add(named)
         if response:
             if key is not None and key == self._init_key:
                 self._init_key = None

@@ -7,7 +7,6 @@ This module is *not* responsible for the app itself (``_app``); any ASGI server 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 import threading
 from types import TracebackType
@@ -51,6 +50,7 @@ class UvicornThread:
         self._server = __import__("uvicorn").Server(_config(app, host, self.port, **options))
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
 
     @property
     def url(self) -> str:
@@ -84,10 +84,18 @@ class UvicornThread:
     def close(self, timeout: float = 15.0) -> None:
         """Stop serving (idempotent), waiting at most ``timeout`` seconds: the app's
         connections are ended first (``aclose()``), so open streams do not hold the shutdown."""
+        if self._closed:
+            return
+        self._closed = True
         loop, closer = self._loop, getattr(self.app, "aclose", None)
-        if loop is not None and callable(closer) and self._thread is not None:
-            with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(closer(), loop).result(timeout)
+        if loop is not None and loop.is_running() and callable(closer):
+            coro = closer()
+            try:
+                asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
+            except RuntimeError:  # the loop stopped meanwhile
+                coro.close()
+            except Exception:
+                pass
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)

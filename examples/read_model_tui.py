@@ -54,7 +54,8 @@ class Screen:
 
 async def main() -> None:
     agent = AgentParameters(sys.executable, ["-m", "rxacp.testing.reference_agent"])
-    async with AcpClient.async_(StdioAcpClientTransport(agent)).build() as client:
+    builder = AcpClient.async_(StdioAcpClientTransport(agent)).track_session_states()
+    async with builder.build() as client:
         await client.initialize()
         session = await client.new_session(NewSessionRequest.of(os.getcwd()))
         screen = Screen()

@@ -224,9 +224,11 @@ class ClientBuilderBase(Generic[_Client]):
 
     def track_session_states(self, enabled: bool = True) -> Self:
         """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
-        from its updates as they arrive (on by default; ``session_state(sid)`` reads it).
-        ``False`` saves the fold (about 2-3 us per update, see ``docs/read-model.md``) and the
-        memory of every session's transcript; updates are then parsed only for consumers."""
+        from its updates as they arrive, from the first update on (``session_state(sid)``
+        reads it). Off by default: it costs about 2-3 us of CPU per update (see
+        ``docs/read-model.md``) and keeps every open session's transcript in memory, which a
+        client that renders nothing should not pay for, and which grows with whatever the agent
+        streams."""
         self._handlers.session_states = SessionStates() if enabled else None
         return self
 

@@ -477,16 +477,16 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         arrive, watched or not, so those the agent sends before its ``session/new`` answer
         (e.g. ``available_commands_update``) are in the first snapshot. Emitted on the
         connection's loop (or on the subscribing thread for the replay); do not block there.
-        Turned off with the builder's ``track_session_states(False)`` (then this raises
-        ``RuntimeError``).
+        Needs the builder's ``track_session_states()`` (the read model is off by default;
+        without it this raises ``RuntimeError`` saying so).
         """
         return self._require_states().observable(str(session_id))
 
     def _require_states(self) -> SessionStates:
         if self._states is None:
             raise RuntimeError(
-                "this client was built with track_session_states(False): it keeps no read "
-                "model (fold updates(session_id) with fold_session_state() instead)"
+                "this client keeps no read model: build it with track_session_states() (off by "
+                "default), or fold updates(session_id) with fold_session_state()"
             )
         return self._states
 

@@ -95,7 +95,7 @@ class ClientHandlers:
         self.update_consumers: list[Consumer] = []
         self.update_stream = UpdateStream()
         """Every ``session/update``, hot (``AcpAsyncClient.updates()`` / ``prompt_turn()``)."""
-        self.session_states: SessionStates | None = SessionStates()
+        self.session_states: SessionStates | None = None
         """The read model (``session_state()``); ``None`` once the builder turned it off."""
         self.elicitation_complete_consumers: list[Consumer] = []
         self.close_listeners: list[Callable[[], object]] = []

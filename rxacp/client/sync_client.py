@@ -228,7 +228,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         ``AcpAsyncClient.session_state``, which is the live Observable of them). After a
         blocking call returned, it includes every update that came before that answer —
         including those sent before the ``session/new`` answer. ``RuntimeError`` when the
-        builder turned the read model off (``track_session_states(False)``)."""
+        builder did not turn the read model on (``track_session_states()``; off by default)."""
         return self._async._require_states().latest(str(session_id))
 
     def cancel_tool_call(self, request: RequestLike | schema.AcpModel) -> Any:

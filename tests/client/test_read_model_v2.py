@@ -161,7 +161,7 @@ def test_a_v2_connections_session_state_folds_its_turn() -> None:
         .build()
     )
     agent.start()
-    client = AcpClient.async_(pair.client_transport).protocol_v2().build()
+    client = AcpClient.async_(pair.client_transport).protocol_v2().track_session_states().build()
     try:
         client.initialize().block(WAIT)
         client.new_session({"cwd": "/tmp", "mcpServers": []}).block(WAIT)

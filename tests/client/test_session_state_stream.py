@@ -61,7 +61,7 @@ def _texts(state: SessionState) -> list[str]:
 def test_session_state_emits_a_snapshot_per_update_and_replays_the_latest_to_late_subscribers(
     rig: Rig,
 ) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     rig.on_close(client.close)
     early = States()
     client.session_state(SID).subscribe(early.on_next)
@@ -75,7 +75,7 @@ def test_session_state_emits_a_snapshot_per_update_and_replays_the_latest_to_lat
 
 
 def test_a_session_is_followed_from_its_first_update_without_any_subscriber(rig: Rig) -> None:
-    client = rig.sync_builder().build()
+    client = rig.sync_builder().track_session_states().build()
     rig.on_close(client.close)
     client.initialize()
     client.prompt(PromptRequest.text(SID, "stream 3"))
@@ -88,7 +88,7 @@ def test_a_session_is_followed_from_its_first_update_without_any_subscriber(rig:
 def test_every_subscriber_sees_the_same_snapshots_in_order_and_a_failing_one_is_logged(
     rig: Rig, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     rig.on_close(client.close)
 
     def broken(_state: SessionState) -> None:
@@ -106,7 +106,7 @@ def test_every_subscriber_sees_the_same_snapshots_in_order_and_a_failing_one_is_
 def test_session_state_completes_when_the_connection_ends_and_replays_then_completes(
     rig: Rig,
 ) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     states = States()
     client.session_state(SID).subscribe(states.on_next, on_completed=states.on_completed)
     client.prompt(PromptRequest.text(SID, "echo hi")).block(WAIT)
@@ -125,9 +125,18 @@ def test_turning_the_read_model_off_makes_session_state_a_clear_error(rig: Rig) 
         client.async_client.session_state(SID)
 
 
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_the_read_model_is_off_by_default_and_says_how_to_turn_it_on(rig: Rig, api: str) -> None:
+    """Opt-in: a client that renders nothing pays no fold and keeps no transcript."""
+    client = (rig.sync_builder() if api == "sync" else rig.async_builder()).build()
+    rig.on_close(client.close)
+    with pytest.raises(RuntimeError, match=r"track_session_states\(\) \(off by default\)"):
+        client.session_state(SID)
+
+
 # ---------------------------------------------------------------------------- operator
 def test_fold_session_state_folds_a_prompt_turn_and_skips_its_answer(rig: Rig) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     rig.on_close(client.close)
     states = (
         client.prompt_turn(PromptRequest.text(SID, "stream 3"))
@@ -138,7 +147,7 @@ def test_fold_session_state_folds_a_prompt_turn_and_skips_its_answer(rig: Rig) -
 
 
 def test_fold_session_state_starts_from_the_given_state_at_each_subscription(rig: Rig) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     rig.on_close(client.close)
     seed = SessionState().apply(
         SessionNotification.of(SID, AvailableCommandsUpdate(available_commands=[]))
@@ -199,6 +208,7 @@ def test_updates_sent_before_the_session_new_answer_reach_the_state_and_consumer
     with (
         AcpClient.sync(agent.client_transport)
         .session_update_consumer(consumed.append)
+        .track_session_states()
         .build() as client
     ):
         client.initialize()
@@ -218,7 +228,7 @@ def test_updates_sent_before_the_session_new_answer_are_in_the_first_snapshot_as
     agent: MockAcpAgent,
 ) -> None:
     _early_updates_agent(agent)
-    client = AcpClient.async_(agent.client_transport).build()
+    client = AcpClient.async_(agent.client_transport).track_session_states().build()
     try:
         client.initialize().block(WAIT)
         sid = client.new_session(NewSessionRequest.of("/tmp")).block(WAIT).session_id
@@ -230,7 +240,7 @@ def test_updates_sent_before_the_session_new_answer_are_in_the_first_snapshot_as
 
 def test_closing_a_session_completes_its_states_and_drops_it(agent: MockAcpAgent) -> None:
     agent.on("session/close", {})
-    with AcpClient.sync(agent.client_transport).build() as client:
+    with AcpClient.sync(agent.client_transport).track_session_states().build() as client:
         client.initialize()
         sid = client.new_session(NewSessionRequest.of("/tmp")).session_id
         agent.send_session_update(sid, "hello")
@@ -253,7 +263,7 @@ def test_a_consumer_reads_a_state_that_already_holds_its_update(rig: Rig) -> Non
         state = holder[0].session_state(note.session_id)
         counts.append((len(counts) + 1, state.update_count))
 
-    client = rig.sync_builder().session_update_consumer(consumer).build()
+    client = rig.sync_builder().session_update_consumer(consumer).track_session_states().build()
     holder.append(client)
     rig.on_close(client.close)
     client.initialize()
@@ -263,7 +273,7 @@ def test_a_consumer_reads_a_state_that_already_holds_its_update(rig: Rig) -> Non
 
 
 def test_two_prompt_turns_give_two_agent_messages(rig: Rig) -> None:
-    client = rig.sync_builder().build()
+    client = rig.sync_builder().track_session_states().build()
     rig.on_close(client.close)
     client.initialize()
     client.prompt(PromptRequest.text(SID, "echo one"))
@@ -272,7 +282,7 @@ def test_two_prompt_turns_give_two_agent_messages(rig: Rig) -> None:
 
 
 def test_a_disposed_turns_late_update_and_the_next_turn_are_separate_messages(rig: Rig) -> None:
-    client = rig.async_builder().build()
+    client = rig.async_builder().track_session_states().build()
     rig.on_close(client.close)
     client.prompt(PromptRequest.text(SID, "echo first")).block(WAIT)
     states = States()
@@ -301,7 +311,7 @@ def test_loading_a_session_again_rebuilds_its_state_from_the_replay(agent: MockA
         return {}
 
     agent.on("session/load", load)
-    with AcpClient.sync(agent.client_transport).build() as client:
+    with AcpClient.sync(agent.client_transport).track_session_states().build() as client:
         client.initialize()
         request = {"sessionId": "old-1", "cwd": "/tmp", "mcpServers": []}
         client.load_session(request)
@@ -315,7 +325,7 @@ def test_loading_a_session_again_rebuilds_its_state_from_the_replay(agent: MockA
 def test_an_unwatched_session_folded_in_batches_has_every_update_and_a_late_subscriber_too(
     rig: Rig,
 ) -> None:
-    client = rig.sync_builder().build()
+    client = rig.sync_builder().track_session_states().build()
     rig.on_close(client.close)
     client.initialize()
     client.prompt(PromptRequest.text(SID, "stream 300"))  # over two batches, one pending part

@@ -75,6 +75,9 @@ __all__ = [
 _DEFAULT: Any = object()
 _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
+_ANSWER_TRACKED = frozenset((m.SESSION_CLOSE, m.SESSION_LOAD, m.SESSION_RESUME))
+"""Other calls whose answer (or error) changes ``KnownSessions``; the rest are tracked when
+sent only, without an operator per call (measured: 60-70 us of client CPU per prompt)."""
 
 
 def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
@@ -275,6 +278,8 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         source = self._session.send_request(
             spec.name, params, spec.result_type, before=before, **kwargs
         )
+        if not creates and method not in _ANSWER_TRACKED:
+            return source  # a prompt and the like: tracked when sent, nothing on the answer
         tracked: AcpObservable[Any] = source.pipe(
             ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
         )

@@ -157,12 +157,16 @@ class OutboundGate:
                     self._open.wait()
 
     def wait_written(self, written: threading.Event) -> None:
-        """Wait (on the thread that handed an answer to the loop) until the loop set
-        ``written``, or the connection ended. A worker thus holds at most one answer the
-        transport has not taken yet, and sees the pause it caused before its next handler
-        starts (:meth:`wait_open`)."""
+        """While the transport is paused (the peer does not read), wait (on the thread that
+        handed an answer to the loop) until the loop set ``written``, or the connection ended:
+        a worker then holds at most one answer the transport has not taken yet, and sees the
+        pause before its next handler starts (:meth:`wait_open`). Otherwise return at once
+        (measured: waiting for every answer cost a blocking agent 10-25 us per request)."""
         with self._lock:
-            if self._forever:
+            if self._forever or not self._paused:
+                # the peer is reading: the answer is not waited for (a worker's next task
+                # starts at once; the answers the loop has not written yet are bounded by the
+                # per-method cap of requests with their handlers)
                 return
             self._written_waits.add(written)
         try:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .loop import LoopRunner
     from .requests import Send
     from .session import AcpSession
+    from .stats import SessionStats
     from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["InFlightRequests", "RequestHandler", "run_blocking"]
@@ -64,6 +65,7 @@ class InFlightRequests:
             being handed to their handlers, and handed over once it drained
             (:meth:`release_held`). The answers are what would pile up.
         inbound: told how many requests are held (reading pauses past its bound).
+        stats: counts the held requests (``requests_held``).
         max_per_method: at most this many requests of one method are with their handlers at
             once (the worker pool's ``max_workers``, for blocking and ``async`` handlers
             alike); more wait, in arrival order, until one is answered. So a flood of one
@@ -83,6 +85,7 @@ class InFlightRequests:
         outbound: OutboundGate | None = None,
         inbound: InboundGate | None = None,
         max_per_method: int | None = None,
+        stats: SessionStats | None = None,
     ) -> None:
         self._session = session
         self._state = state
@@ -93,6 +96,7 @@ class InFlightRequests:
         self._outbound = outbound
         self._inbound = inbound
         self._max_per_method = max_per_method
+        self._stats = stats
         self._held: dict[Any, jsonrpc.Request] = {}
         """Requests not handed to their handlers yet, by id."""
         self._waiting: dict[str, collections.deque[Any]] = {}
@@ -136,6 +140,8 @@ class InFlightRequests:
             )
             return
         if self._paused() or self._waiting.get(method) or self._full(method):
+            if self._stats is not None:
+                self._stats.requests_held += 1
             self._held[rid] = msg
             self._waiting.setdefault(method, collections.deque()).append(rid)
             if self._inbound is not None:

@@ -156,6 +156,7 @@ class AcpSession:
             outbound=self._gate,
             inbound=read_gate,
             max_per_method=max_workers,
+            stats=self.stats,
         )
         self._wire.route(self._pending, self._inbox, self._in_flight)
         self._life = Lifecycle(

@@ -16,7 +16,10 @@ class SessionStats:
     be); ``oversized_frames``: lines over the transport's size cap (discarded);
     ``stray_responses``: responses to unknown or already settled ids (ignored);
     ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md);
-    ``read_pauses``: times reading from the peer paused because consumers fell behind.
+    ``read_pauses``: times reading from the peer paused because consumers fell behind (or
+    too many requests were held); ``requests_held``: incoming requests held because the
+    outbound buffer was full (the peer was not reading) or their method was at
+    ``max_workers``.
     """
 
     __slots__ = (
@@ -25,6 +28,7 @@ class SessionStats:
         "parse_errors",
         "producer_waits",
         "read_pauses",
+        "requests_held",
         "stray_responses",
     )
 
@@ -35,6 +39,7 @@ class SessionStats:
         self.stray_responses = 0
         self.producer_waits = 0
         self.read_pauses = 0
+        self.requests_held = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters by name."""

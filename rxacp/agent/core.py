@@ -132,7 +132,9 @@ class AgentCore:
                 self.session.set_request_handler(spec.name, self._initialize)
             elif spec.name == "session/prompt":
                 if user is not None:
-                    self.session.set_request_handler(spec.name, self._prompt)
+                    # never held: a turn must see the session/cancel that follows it (and
+                    # be answered cancelled); one turn per session bounds them anyway
+                    self.session.set_request_handler(spec.name, self._prompt, held=False)
             elif spec.name == "session/cancel":
                 self.session.set_notification_handler(spec.name, self._cancel, ordered=False)
             elif user is None:

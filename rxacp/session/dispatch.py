@@ -107,6 +107,8 @@ class InFlightRequests:
         self._release_pending: set[str] = set()
         self.handlers: dict[str, RequestHandler] = {}
         """Request handlers by method name."""
+        self.unheld: set[str] = set()
+        """Methods whose requests are never held (``set_request_handler(held=False)``)."""
         self.unhandled_hint: Callable[[str], str | None] | None = None
         """What to add to the ``-32601`` answer of a method without a handler."""
         self._table: dict[Any, IncomingRequest] = {}
@@ -139,7 +141,9 @@ class InFlightRequests:
                 f"Invalid request: id {rid!r} is already in flight",
             )
             return
-        if self._paused() or self._waiting.get(method) or self._full(method):
+        if method not in self.unheld and (
+            self._paused() or self._waiting.get(method) or self._full(method)
+        ):
             if self._stats is not None:
                 self._stats.requests_held += 1
             self._held[rid] = msg

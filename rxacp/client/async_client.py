@@ -68,6 +68,8 @@ __all__ = [
 _DEFAULT: Any = object()
 _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
+_TRACKED = _CREATING | {m.SESSION_LOAD, m.SESSION_RESUME, m.SESSION_CLOSE}
+"""Calls whose outcome changes ``KnownSessions`` (:meth:`AcpAsyncClient._tracked`)."""
 _log = logging.getLogger("rxacp.client")
 
 
@@ -157,13 +159,15 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             kwargs["on_abandon"] = on_abandon
         # one Observable: the gate runs at each subscription, before anything is sent
         sessions = self._sessions
-        if sessions is None or not (
-            method in _CREATING or getattr(params, "session_id", None) is not None
-        ):
-            return self._session.send_request(
-                method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
-            )
-        return self._tracked(sessions, method, params, spec, kwargs)
+        if sessions is not None:
+            if method in _TRACKED:
+                return self._tracked(sessions, method, params, spec, kwargs)
+            named = getattr(params, "session_id", None)
+            if named is not None:  # a prompt...: the session is this client's (no pipe: hot)
+                sessions.add(str(named))
+        return self._session.send_request(
+            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
+        )
 
     def _tracked(
         self,
@@ -173,12 +177,12 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         spec: m.MethodSpec,
         kwargs: dict[str, Any],
     ) -> AcpObservable[Any]:
-        """A call that names, creates or ends a session, kept in :class:`KnownSessions` (the
-        agent's requests for any other session are refused): ``session/new`` and
-        ``session/fork`` add the answered id (and accept any id while unanswered), any other
-        call naming a session (``session/load``, ``session/resume``, a prompt...) adds that
-        one when sent (``session/load`` and ``session/resume`` drop it if refused), and
-        ``session/close`` drops it once answered."""
+        """A call that creates, attaches or ends a session, kept in :class:`KnownSessions`
+        (the agent's requests for any other session are refused): ``session/new`` and
+        ``session/fork`` add the answered id (and accept any id while unanswered),
+        ``session/load`` and ``session/resume`` theirs when sent (dropped if refused), and
+        ``session/close`` drops it once answered. Any other call naming a session (a
+        prompt...) adds it when the call is made (:meth:`_send`)."""
         named = str(getattr(params, "session_id", "") or "")
         creates = method in _CREATING
         sent = [False]

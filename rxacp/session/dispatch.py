@@ -15,7 +15,6 @@ import asyncio
 import collections
 import inspect
 import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -247,18 +246,18 @@ class InFlightRequests:
         if self._outbound is None:
             self._runner.call(lambda: self._write_answer_on_loop(req, result, error))
             return
-        # from a worker: wait until the loop wrote it, so answers computed faster than the
-        # transport takes them never pile up in the loop's queue (one per worker at most)
-        written = threading.Event()
+        # from a worker: answers computed faster than the transport takes them wait here,
+        # not in the loop's queue (see OutboundGate.answer_queued)
+        outbound = self._outbound
+        outbound.answer_queued()
 
         def write() -> None:
             try:
                 self._write_answer_on_loop(req, result, error)
             finally:
-                written.set()
+                outbound.answer_written()
 
         self._runner.call(write)
-        self._outbound.wait_written(written)
 
     def _write_answer_on_loop(self, req: IncomingRequest, result: Any, error: Any) -> None:
         try:

@@ -38,6 +38,10 @@ __all__ = ["main"]
 # reference agent (the one every tutorial, `rxacp demo` and `rxacp check` use) in each of its
 # APIs driven by the plain async client, and the official TypeScript SDK's client and agent.
 PAIRS: dict[str, tuple[str, str]] = {
+    # the code the README teaches, first: its blocking client, and an async client built and
+    # awaited inside asyncio.run() with every default, each against the default reference agent
+    "readme-sync": ("rxacp-sync", "ref-default"),
+    "readme-async": ("rxacp-plain", "ref-default"),
     "rxacp-sync": ("rxacp-sync", "rxacp-sync"),
     "rxacp-async": ("rxacp-async", "rxacp-async"),
     "official": ("official", "official"),
@@ -66,7 +70,10 @@ BENCHES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "cancel_request": ("cancel_request", 1000, 200, TUNED),
 }
 LEGEND = """\
-impls (client → agent): rxacp-sync / rxacp-async: tuned rxacp client → tuned rxacp agent (issue 8);
+impls (client → agent): readme-sync: the README's blocking client (AcpClient.sync, a consumer)
+→ the reference agent with its default API (blocking handlers, as the README's agent);
+readme-async: an async client built and awaited in asyncio.run() with every builder default →
+the same agent; rxacp-sync / rxacp-async: tuned rxacp client → tuned rxacp agent (issue 8);
 official: official Python SDK 0.12.1 both sides; ts: official TypeScript SDK both sides;
 floor: bare JSON lines both sides; rx-client: Java-style Rx client (consumers return
 reactivex.empty(), handlers reactivex.defer(...)) → tuned async agent; rx-agent: plain async
@@ -110,6 +117,8 @@ def agent_cmd(agent: str) -> list[str]:
         return [PY, str(PEERS / "floor_agent.py")]
     if agent == "ts":
         return ["node", str(TS_AGENT)]
+    if agent == "ref-default":
+        return [PY, "-m", "rxacp.testing.reference_agent"]
     if agent.startswith("ref-"):
         return [PY, "-m", "rxacp.testing.reference_agent", "--api", agent[4:]]
     return [PY, str(PEERS / "rxacp_agent.py"), agent.split("-")[1]]
@@ -380,6 +389,13 @@ def idiomatic_targets(results: dict[str, dict[str, dict[str, Any]]]) -> str:
                 r = s["agent_cpu_us"] / t["agent_cpu_us"]
                 value = f"{r:.2f}x ({s['agent_cpu_us']:.1f} vs {t['agent_cpu_us']:.1f} µs)"
                 row(f"reference agent {bench} CPU per update ≤ 1.5x {tuned}", impl, value, r <= 1.5)
+    for impl, need in (("readme-async", 2.0), ("readme-sync", 1.5)):
+        for bench, want in (("rt", need), ("stream20k", 2.0)):
+            per = results.get(bench, {})
+            s, off = per.get(impl), per.get("official")
+            if s and off and s.get("rate") and off.get("rate"):
+                r = s["rate"] / off["rate"]
+                row(f"README code: {bench} rate ≥ {want:.1f}x official", impl, f"{r:.2f}x", r >= want)
     for impl, need in (("rxacp-async", 2.0), ("rxacp-sync", 1.5)):
         per = results.get("rt", {})
         s, off = per.get(impl), per.get("official")

@@ -1,5 +1,6 @@
 """Getting started, client side, the Rx way: a prompt turn is one stream (``prompt_turn``), the
-connection's updates are a hot stream (``updates``), and giving up is disposal.
+connection's updates are a hot stream (``updates``), giving up is disposal, and stopping is a
+``CancellationSignal``.
 
 Run from the repository root: ``python examples/getting_started_client_rx.py``. It spawns the
 reference agent (``python -m rxacp.testing.reference_agent``).
@@ -13,7 +14,7 @@ import sys
 import reactivex
 from reactivex import operators as ops
 
-from rxacp import AcpClient, AgentParameters, StdioAcpClientTransport
+from rxacp import AcpClient, AgentParameters, CancellationSignal, StdioAcpClientTransport
 from rxacp.schema import (
     AgentMessageChunk,
     NewSessionRequest,
@@ -70,6 +71,17 @@ async def main() -> None:
         ).pipe(ops.to_list())
         print(f"{words(updates)} [{answer.stop_reason}]")
         # --8<-- [end:dispose]
+
+        # --8<-- [start:stop]
+        # Stopping instead of giving up: a CancellationSignal sends session/cancel and keeps
+        # the turn, so its last updates and the agent's answer (`cancelled`) still arrive.
+        stop = CancellationSignal()
+        asyncio.get_running_loop().call_later(0.3, stop.cancel)  # the user presses Stop
+        *updates, answer = await client.prompt_turn(PromptRequest.text(sid, "slow 10"), stop).pipe(
+            ops.to_list()
+        )
+        print(f"stopped [{answer.stop_reason}]")
+        # --8<-- [end:stop]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ def prompt(req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
 
 
 (AcpAgent.sync(StdioAcpAgentTransport())
+    .agent_info(name="readme-agent", version="0.1.0")
     .new_session_handler(lambda req: NewSessionResponse(session_id=str(uuid.uuid4())))
     .prompt_handler(prompt)
     .build()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-__all__ = ["Duration", "iso8601_duration", "to_seconds"]
+__all__ = ["Duration", "iso8601_duration", "to_seconds", "wait_seconds"]
 
 Duration = _dt.timedelta | float | int
 
@@ -31,6 +31,14 @@ def to_seconds(value: Duration | None, *, name: str = "duration") -> float | Non
     if seconds < 0 or seconds != seconds:
         raise ValueError(f"{name} must be >= 0 seconds, got {value!r}")
     return seconds or None
+
+
+def wait_seconds(value: Duration | None, *, default: float, name: str = "timeout") -> float:
+    """The bound of a wait in seconds: ``default`` for ``None``; ``0`` waits not at all (the
+    condition is checked once). The same types and checks as :func:`to_seconds`."""
+    if value is None:
+        return default
+    return to_seconds(value, name=name) or 0.0
 
 
 def iso8601_duration(seconds: float) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import reprlib
 from typing import Any
 
 import pydantic
@@ -41,6 +42,29 @@ __all__ = [
 ]
 
 _log = logging.getLogger("rxacp.errors")
+
+
+MAX_ECHO = 200
+"""The most characters of a peer-supplied string (a session id, a path, a method name) that
+:func:`peer_echo` puts into an error message."""
+
+
+def peer_echo(value: Any, limit: int = MAX_ECHO, *, quote: bool = True) -> str:
+    """A peer-supplied value for an error message: at most ``limit`` characters of it and then
+    how long it was (``'abc…' (31457280 characters)``), so a huge id or path sent by a peer
+    never comes back whole in the answer. Strings are quoted with ``repr`` (``quote=False``:
+    as they are); other values get a bounded ``repr`` (:mod:`reprlib`). Use it wherever a
+    peer's string is echoed."""
+    if isinstance(value, str):
+        shown = value if len(value) <= limit else value[:limit]
+        text = repr(shown) if quote else shown
+        return text if shown is value else f"{text}… ({len(value)} characters)"
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_ECHO
 
 
 class AcpException(Exception):
@@ -79,7 +103,7 @@ class AcpProtocolException(AcpException):
     @classmethod
     def method_not_found(cls, method: str, hint: str | None = None) -> AcpProtocolException:
         """``-32601``: the method does not exist here (``hint`` says what to register)."""
-        msg = f"Method not found: {method}"
+        msg = f"Method not found: {peer_echo(method, quote=False)}"
         return cls(AcpErrorCodes.METHOD_NOT_FOUND, f"{msg} ({hint})" if hint else msg)
 
     @classmethod
@@ -275,8 +299,8 @@ class AcpProtocolVersionException(AcpException):
 
     def __init__(self, requested: int, received: Any, supported: tuple[int, ...] = (1,)) -> None:
         super().__init__(
-            f"the agent answered initialize with protocol version {received!r}, but this client "
-            f"asked for version {requested} and supports {sorted(supported)}; "
+            f"the agent answered initialize with protocol version {peer_echo(received)}, but this "
+            f"client asked for version {requested} and supports {sorted(supported)}; "
             "the connection was closed"
         )
         self.requested = requested
@@ -370,5 +394,5 @@ def error_to_exception(error: Any, method: str | None = None) -> AcpRemoteExcept
             method,
         )
     return AcpRemoteException(
-        AcpErrorCodes.INTERNAL_ERROR, f"Malformed error object: {error!r}", None, method
+        AcpErrorCodes.INTERNAL_ERROR, f"Malformed error object: {peer_echo(error)}", None, method
     )

@@ -3,6 +3,7 @@
 Usage::
 
     python scripts/extract_spec_examples.py [DOCS_DIR]
+    python scripts/extract_spec_examples.py --v2 [V2_DOCS_DIR]  # spec_examples_v2.json
 
 DOCS_DIR defaults to ``../shared/acp-spec/v1/docs`` (relative to the repository root). Writes
 ``tests/fixtures/spec_examples/<doc>_<nn>.json`` and ``manifest.json``, which says for each example
@@ -127,5 +128,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+OUT_V2 = ROOT / "tests" / "fixtures" / "spec_examples_v2.json"
+
+
+def main_v2(docs: Path) -> int:
+    """``--v2 [DOCS_DIR]``: the JSON-RPC messages (not fragments) of the ACP v2 Draft docs, in
+    one file: ``[{"doc", "block", "method", "message"}]`` (a response names the method of the
+    request before it with its id; extension methods are left out)."""
+    found: list[dict[str, Any]] = []
+    for path in sorted(docs.glob("*.mdx")):
+        requests: dict[Any, str] = {}
+        for index, match in enumerate(_BLOCK.finditer(path.read_text(encoding="utf-8"))):
+            value, _note = _parse(match.group(1))
+            if not isinstance(value, dict) or "jsonrpc" not in value:
+                continue
+            method = value.get("method")
+            if method is not None and "id" in value:
+                requests[value["id"]] = method
+            if method is None:
+                method = requests.get(value.get("id"))
+            if method is None or str(method).startswith("_"):
+                continue
+            found.append({"doc": path.name, "block": index, "method": method, "message": value})
+    OUT_V2.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(found)} v2 messages to {OUT_V2}")
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--v2"]:
+        default = ROOT.parent / "shared" / "acp-spec" / "v2" / "docs"
+        raise SystemExit(main_v2(Path(sys.argv[2]) if len(sys.argv) > 2 else default))
     raise SystemExit(main())

@@ -2,7 +2,9 @@
 
 Reads ``rxacp/schema/spec/schema.json`` and ``schema.unstable.json`` and writes
 ``_generated.py`` (stable) and ``unstable/_generated.py`` (unstable, an overlay: it imports every
-stable definition whose structure is unchanged and defines only the changed and new ones).
+stable definition whose structure is unchanged and defines only the changed and new ones); the
+same for ACP v2 from ``spec/v2/`` into ``v2/_generated.py`` and ``v2/unstable/_generated.py``
+(profile ``PROFILES[2]``: its nullable optional fields are three-state ``Patch`` fields).
 Output is deterministic and formatted with ``ruff format`` so that the regeneration test can
 compare it byte for byte with the checked-in files.
 
@@ -47,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PKG = ROOT / "rxacp" / "schema"
 SPEC_DIR = SCHEMA_PKG / "spec"
 
-__all__ = ["generate", "main"]
+__all__ = ["PROFILES", "Profile", "generate", "main"]
 
 # Marks a field annotation in a block's source until the module order is known (render()).
 ANN_OPEN, ANN_CLOSE = "\x01", "\x02"
@@ -76,6 +78,49 @@ FACTORY_MIXINS: dict[str, str] = {
     "CreateElicitationRequest": "CreateElicitationRequestFactories",
     "CreateElicitationResponse": "CreateElicitationResponseFactories",
     "ClientCapabilities": "ClientCapabilitiesFactories",
+}
+
+# Names for the v2 union variants that are not $defs of their own (v2 names its own variants;
+# `tool_call_update` keeps the v1 Java name).
+VARIANT_NAMES_V2: dict[tuple[str, str], str] = {
+    ("SessionUpdate", "tool_call_update"): "ToolCallUpdateNotification",
+    ("SessionUpdate", "state_update"): "SessionStateUpdate",
+    ("StateUpdate", "idle"): "IdleState",
+}
+
+# Hand-written factory mixins of the v2 models (rxacp/schema/v2/_factories.py).
+FACTORY_MIXINS_V2: dict[str, str] = {
+    "InitializeRequest": "InitializeRequestFactories",
+    "InitializeResponse": "InitializeResponseFactories",
+    "PromptRequest": "PromptRequestFactories",
+    "RequestPermissionResponse": "RequestPermissionResponseFactories",
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One protocol version's generation: where its schemas are and where its modules go."""
+
+    version: int
+    spec: Path  # directory holding schema.json and schema.unstable.json
+    out: Path  # package directory (relative to the output root) of the stable module
+    variant_names: dict[tuple[str, str], str]
+    factory_mixins: dict[str, str]
+    # v2: a non-required field whose schema allows `null` is a three-state patch field
+    # (omitted = unchanged, `null` = clear, value = replace): an explicit `null` is kept.
+    patch_fields: bool = False
+    capabilities: bool = False  # also write _capabilities.py (v1 only)
+
+    def module(self, rel: str) -> str:
+        parts = ["rxacp", "schema", *self.out.parts, rel]
+        return ".".join(p for p in parts if p)
+
+
+PROFILES: dict[int, Profile] = {
+    1: Profile(1, SPEC_DIR, Path(), VARIANT_NAMES, FACTORY_MIXINS, capabilities=True),
+    2: Profile(
+        2, SPEC_DIR / "v2", Path("v2"), VARIANT_NAMES_V2, FACTORY_MIXINS_V2, patch_fields=True
+    ),
 }
 
 BASE_MODEL_ATTRS = {
@@ -168,7 +213,9 @@ class Generator:
         *,
         shared: frozenset[str] = frozenset(),
         with_docs: bool = True,
+        profile: Profile | None = None,
     ) -> None:
+        self.profile = profile or PROFILES[1]
         self.schema = schema
         # Blocks the unstable module imports from the stable one instead of defining.
         self.shared = shared
@@ -186,6 +233,7 @@ class Generator:
         self.exports: list[str] = []
         self.mixins_used: set[str] = set()
         self.cyclic: set[str] = set()
+        self.patch_acc: list[tuple[str, str]] = []  # the model being emitted: (attr, wire)
         self._plan_unions()
 
     def doc(self, text: str | None, indent: str = "") -> str:
@@ -263,7 +311,7 @@ class Generator:
                     self.refcount.get(ref, 0) == 1
                     and self.kind_of(ref) == "model"
                     and not extra_props
-                    and (name, tag.value) not in VARIANT_NAMES
+                    and (name, tag.value) not in self.profile.variant_names
                 ):
                     self.folded_tags[ref] = tag
 
@@ -420,7 +468,11 @@ class Generator:
                     typ = f"Annotated[{typ}, EmptyListOnNull]"
             else:
                 default = "None"
-                typ = typ if typ == "Any" else f"{typ} | None"
+                if self.profile.patch_fields and self.nullable(spec):
+                    typ = f"Patch[{typ}]"
+                    self.patch_acc.append((py, wire))
+                else:
+                    typ = typ if typ == "Any" else f"{typ} | None"
                 if lenient:
                     typ = f"Annotated[{typ}, NoneOnError]"
         if alias is not None:
@@ -435,6 +487,19 @@ class Generator:
             note = f"Defaults to `{json.dumps(schema_default)}` when omitted."
             desc = f"{desc}\n\n{note}" if desc else note
         return f"    {py}: {ANN_OPEN}{typ}{ANN_CLOSE}{rhs}\n" + self.doc(desc, "    ")
+
+    @staticmethod
+    def nullable(spec: FieldSpec) -> bool:
+        """True when one of the field's schemas allows ``null`` (a v2 patch field)."""
+        for sch in spec.schemas:
+            if not {"type", "$ref", "allOf", "anyOf", "oneOf", "const"} & set(sch):
+                return True  # any JSON value, `null` included (`rawInput`, `rawOutput`)
+            typ = sch.get("type")
+            if typ == "null" or (isinstance(typ, list) and "null" in typ):
+                return True
+            if any(v.get("type") == "null" for v in Generator.variants(sch) or []):
+                return True
+        return False
 
     # ------------------------------------------------------------------ emitters
     def class_header(self, name: str, bases: str, description: str | None) -> str:
@@ -452,11 +517,11 @@ class Generator:
         if base != "AcpModel":
             deps.add(base)
         bases = base
-        mixin = FACTORY_MIXINS.get(name)
+        mixin = self.profile.factory_mixins.get(name)
         if mixin:
             bases = f"{mixin}, {base}"
             self.block_mixins[name] = mixin
-        src = self.class_header(name, bases, description)
+        self.patch_acc = []
         body = ""
         if tag is not None:
             body += self.render_field(FieldSpec(tag.wire), deps, tag)
@@ -469,6 +534,11 @@ class Generator:
                 if tag is not None and spec.wire == tag.wire:
                     continue
                 body += self.render_field(spec, deps)
+        if self.patch_acc:
+            bases = bases.replace("AcpModel", "PatchModel")
+            pairs = "".join(f"({json.dumps(a)}, {json.dumps(w)}), " for a, w in self.patch_acc)
+            body = f"    _patch_fields: ClassVar[tuple[tuple[str, str], ...]] = ({pairs})\n" + body
+        src = self.class_header(name, bases, description)
         if not body:
             body = "    pass\n" if not description else ""
         self.add_block(name, src + body, deps)
@@ -506,7 +576,7 @@ class Generator:
                 if ref is not None and self.folded_tags.get(ref) == tag:
                     members.append((ref, tag.value))
                     continue
-                vname = VARIANT_NAMES.get((name, tag.value))
+                vname = self.profile.variant_names.get((name, tag.value))
                 if vname is None:
                     vname = pascal(tag.value)
                     if vname in self.defs:
@@ -519,6 +589,11 @@ class Generator:
                             "required": [r for r in v.get("required", []) if r in extra],
                         }
                         node["allOf"] = [{"$ref": f"#/$defs/{ref}"}]
+                        self.emit_model(vname, node, v.get("description"), tag=tag)
+                    elif self.kind_of(ref) == "tagged":
+                        # A tagged union inside a tagged union (v2 `state_update` carries a
+                        # `StateUpdate`): one merged model with every inner variant's fields.
+                        node = {"allOf": [{"$ref": f"#/$defs/{ref}"}]}
                         self.emit_model(vname, node, v.get("description"), tag=tag)
                     else:
                         self.emit_model(vname, {}, v.get("description"), base=ref, tag=tag)
@@ -542,7 +617,7 @@ class Generator:
             src = f"{name}: TypeAlias = Annotated[\n    Annotated[\n        "
             src += "\n        | ".join(m for m, _ in members)
             src += f",\n        Field(discriminator={json.dumps(to_snake(tag_wire))}),\n    ]\n"
-            src += f"    | {unknown},\n    Field(union_mode=\"left_to_right\"),\n]\n"
+            src += f'    | {unknown},\n    Field(union_mode="left_to_right"),\n]\n'
             src += self.doc(d.get("description"))
             self.add_block(name, src, deps)
             return
@@ -690,19 +765,27 @@ class Generator:
         order = [n for n in self.ordered_blocks() if n not in self.shared]
         self.mixins_used = {self.block_mixins[n] for n in order if n in self.block_mixins}
         title = "unstable" if self.unstable else "stable"
+        stable_module = self.profile.module("_generated")
+        version = self.profile.version
         mode_doc = (
             "unstable: may change without notice. Mirrors `schema.unstable.json` as an overlay\n"
             "of the stable module: every definition that has the same structure (and the same\n"
-            "dependencies) as its stable namesake is imported from `rxacp.schema._generated`,\n"
+            f"dependencies) as its stable namesake is imported from `{stable_module}`,\n"
             "so `unstable.PromptRequest is schema.PromptRequest`; only the changed and new\n"
             "definitions are defined here.\n\n"
             if self.unstable
-            else "Mirrors `schema.json` (ACP protocol version 1).\n\n"
+            else f"Mirrors `schema.json` (ACP protocol version {version}).\n\n"
         )
+        if version != 1:
+            mode_doc += (
+                "Every optional field the schema lets be `null` is a `Patch` (omitted =\n"
+                "unchanged, `None` = clear, value = replace; see `rxacp.schema._base.Patch`).\n\n"
+            )
+        spec_rel = self.profile.spec.relative_to(SCHEMA_PKG).as_posix()
         header = (
             f'"""Generated ACP schema models ({title} protocol) -- DO NOT EDIT.\n\n'
             + mode_doc
-            + "Generated by `scripts/generate_schema.py` from `rxacp/schema/spec/`.\n"
+            + f"Generated by `scripts/generate_schema.py` from `rxacp/schema/{spec_rel}/`.\n"
             "Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;\n"
             'this module is not responsible for I/O, JSON-RPC envelopes or method routing.\n"""\n\n'
             "from enum import StrEnum\n"
@@ -714,7 +797,8 @@ class Generator:
             "    EmptyListOnError,\n"
             "    EmptyListOnNull,\n"
             "    NoneOnError,\n"
-            "    SkipInvalidItems,\n"
+            + ("    Patch,\n    PatchModel,\n" if self.profile.patch_fields else "")
+            + "    SkipInvalidItems,\n"
             "    UnknownVariant,\n"
             "    tag_discriminator,\n"
             "    unknown_on_error,\n"
@@ -722,13 +806,13 @@ class Generator:
         )
         if self.mixins_used:
             header += (
-                "from rxacp.schema._factories import (\n"
+                f"from {self.profile.module('_factories')} import (\n"
                 + "".join(f"    {m},\n" for m in sorted(self.mixins_used))
                 + ")\n"
             )
         if self.shared:
             header += (
-                "from rxacp.schema._generated import (\n"
+                f"from {stable_module} import (\n"
                 + "".join(f"    {n},\n" for n in sorted(self.shared))
                 + ")\n"
             )
@@ -832,7 +916,7 @@ def render_capability_queries(schema: dict[str, Any], stable: dict[str, Any]) ->
         "``schema.unstable.json`` defines (agent and client side), mixed into\n"
         "``rxacp.NegotiatedCapabilities``. Generated by `scripts/generate_schema.py`.\n"
         '"""\n\n'
-        "__all__ = [\"CAPABILITY_PATHS\", \"UPDATE_CAPABILITIES\", \"CapabilityQueries\"]\n\n"
+        '__all__ = ["CAPABILITY_PATHS", "UPDATE_CAPABILITIES", "CapabilityQueries"]\n\n'
     )
     rows = capability_paths(schema, stable)
     src += "UPDATE_CAPABILITIES: dict[str, str] = {\n"
@@ -900,20 +984,24 @@ def ruff_format(code: str) -> str:
     return proc.stdout
 
 
-def structure(schema: dict[str, Any]) -> dict[str, tuple[str, set[str]]]:
+def structure(
+    schema: dict[str, Any], profile: Profile | None = None
+) -> dict[str, tuple[str, set[str]]]:
     """Every block's source without docstrings, and its dependencies."""
-    gen = Generator(schema, False, with_docs=False)
+    gen = Generator(schema, False, with_docs=False, profile=profile)
     gen.build()
     return gen.blocks
 
 
-def shared_blocks(stable: dict[str, Any], unstable: dict[str, Any]) -> frozenset[str]:
+def shared_blocks(
+    stable: dict[str, Any], unstable: dict[str, Any], profile: Profile | None = None
+) -> frozenset[str]:
     """Unstable blocks that are the stable block of the same name, structurally.
 
     A block is shared when its docstring-free source equals the stable one and every block it
     depends on is shared too (so the imported stable class refers to the same classes).
     """
-    old, new = structure(stable), structure(unstable)
+    old, new = structure(stable, profile), structure(unstable, profile)
     shared = {n for n, block in new.items() if old.get(n) == block}
     while True:
         keep = {n for n in shared if new[n][1] <= shared}
@@ -922,29 +1010,34 @@ def shared_blocks(stable: dict[str, Any], unstable: dict[str, Any]) -> frozenset
         shared = keep
 
 
-def generate(out_dir: Path) -> list[Path]:
-    """Generate both modules into ``out_dir``; return the written paths."""
+def generate(out_dir: Path, versions: Iterable[int] = (1, 2)) -> list[Path]:
+    """Generate each protocol version's modules into ``out_dir``; return the written paths."""
     written: list[Path] = []
-    schemas = {
-        name: json.loads((SPEC_DIR / name).read_text(encoding="utf-8"))
-        for name in ("schema.json", "schema.unstable.json")
-    }
-    shared = shared_blocks(schemas["schema.json"], schemas["schema.unstable.json"])
-    for spec_name, rel, unstable in (
-        ("schema.json", Path("_generated.py"), False),
-        ("schema.unstable.json", Path("unstable") / "_generated.py", True),
-    ):
-        schema = schemas[spec_name]
-        gen = Generator(schema, unstable, shared=shared if unstable else frozenset())
-        code = ruff_format(gen.render())
-        target = out_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(code, encoding="utf-8", newline="\n")
-        written.append(target)
-    code = render_capability_queries(schemas["schema.unstable.json"], schemas["schema.json"])
-    target = out_dir / "_capabilities.py"
-    target.write_text(ruff_format(code), encoding="utf-8", newline="\n")
-    written.append(target)
+    for version in versions:
+        profile = PROFILES[version]
+        schemas = {
+            name: json.loads((profile.spec / name).read_text(encoding="utf-8"))
+            for name in ("schema.json", "schema.unstable.json")
+        }
+        stable, unstable_schema = schemas["schema.json"], schemas["schema.unstable.json"]
+        shared = shared_blocks(stable, unstable_schema, profile)
+        for schema, rel, unstable in (
+            (stable, profile.out / "_generated.py", False),
+            (unstable_schema, profile.out / "unstable" / "_generated.py", True),
+        ):
+            gen = Generator(
+                schema, unstable, shared=shared if unstable else frozenset(), profile=profile
+            )
+            code = ruff_format(gen.render())
+            target = out_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(code, encoding="utf-8", newline="\n")
+            written.append(target)
+        if profile.capabilities:
+            code = render_capability_queries(unstable_schema, stable)
+            target = out_dir / profile.out / "_capabilities.py"
+            target.write_text(ruff_format(code), encoding="utf-8", newline="\n")
+            written.append(target)
     return written
 
 

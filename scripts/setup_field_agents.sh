@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the pinned PRODUCTION ACP agents and clients of the field suite (tests/field) from the npm
 # registry (agents, acpx) and PyPI (acp-client, last, in its own virtualenv),
-# each into its own folder under the ignored cache .field-cache/ (repo root), with `npm install` from
+# each into its own folder under the user cache ($XDG_CACHE_HOME or ~/.cache)/rxacp/field-peers
+# (outside the work tree; RXACP_FIELD_CACHE overrides), with `npm install` from
 # the exact versions and the lock file committed in tests/field/peers/<name>/ (not `npm ci`: npm
 # writes opencode-ai's lock without its other platforms' optional packages and then refuses it
 # in `npm ci`; `npm install` keeps every version the lock pins and only adds those entries).
@@ -15,7 +16,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PEERS="${ROOT}/tests/field/peers"
-CACHE="${RXACP_FIELD_CACHE:-${ROOT}/.field-cache}"
+CACHE="${RXACP_FIELD_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/rxacp/field-peers}"
 NPM_TIMEOUT="${RXACP_NPM_TIMEOUT:-420}"
 MIN_NODE_MAJOR=20
 

@@ -14,10 +14,12 @@ Usage::
 What it writes:
 
 - ``rxacp/schema/spec/schema.json`` and ``schema.unstable.json``: the v1 stable and unstable
-  schemas, byte for byte as published;
+  schemas, byte for byte as published; ``spec/v2/schema.json`` and ``schema.unstable.json``
+  the same for the ACP v2 Draft (``schema/v2/``);
 - ``rxacp/schema/spec/meta.json`` and ``meta.unstable.json``: the method tables
   (``AGENT_METHODS``/``CLIENT_METHODS``/``PROTOCOL_METHODS``/``PROXY_METHODS``) read from the
-  package's ``dist/v1/schema/index.js`` and ``dist/v1/unstable/schema/index.js``;
+  package's ``dist/v1/schema/index.js`` and ``dist/v1/unstable/schema/index.js`` (and
+  ``spec/v2/meta.json``/``meta.unstable.json`` from ``dist/v2/...``);
 - ``rxacp/schema/spec/SOURCE.json``: package name, version, the tarball's npm integrity and the
   sha256 of every schema file in the package (copied or not), so the provenance is reviewable;
 - the generated modules (``scripts/generate_schema.py``).
@@ -50,10 +52,14 @@ __all__ = ["main", "method_tables", "source_record"]
 COPIED = {
     "schema/v1/schema.json": "schema.json",
     "schema/v1/schema.unstable.json": "schema.unstable.json",
+    "schema/v2/schema.json": "v2/schema.json",
+    "schema/v2/schema.unstable.json": "v2/schema.unstable.json",
 }
 META = {
     "dist/v1/schema/index.js": "meta.json",
     "dist/v1/unstable/schema/index.js": "meta.unstable.json",
+    "dist/v2/schema/index.js": "v2/meta.json",
+    "dist/v2/unstable/schema/index.js": "v2/meta.unstable.json",
 }
 _TABLE = re.compile(r"export const ([A-Z]+)_METHODS = \{(.*?)\};", re.S)
 _ENTRY = re.compile(r"^\s*(\w+): \"([^\"]+)\",?\s*$", re.M)
@@ -122,9 +128,11 @@ def install(package_dir: Path, integrity: str | None) -> None:
         raise SystemExit(f"{package_dir} is not {PACKAGE} (name {manifest.get('name')!r})")
     SPEC_DIR.mkdir(parents=True, exist_ok=True)
     for src, dst in COPIED.items():
+        (SPEC_DIR / dst).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package_dir / src, SPEC_DIR / dst)
     for src, dst in META.items():
         tables = method_tables((package_dir / src).read_text("utf-8"))
+        (SPEC_DIR / dst).parent.mkdir(parents=True, exist_ok=True)
         (SPEC_DIR / dst).write_text(json.dumps(tables, indent=2) + "\n", "utf-8")
     record = source_record(package_dir, manifest["version"], integrity)
     (SPEC_DIR / "SOURCE.json").write_text(json.dumps(record, indent=2) + "\n", "utf-8")

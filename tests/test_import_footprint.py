@@ -11,18 +11,22 @@ import subprocess
 import sys
 
 # Imported only when used: the client side, the optional transports and tools, the unstable
-# models, the strict validator and the package version lookup (importlib.metadata, ~15 ms).
+# models, the ACP v2 models, the strict validator and the package version lookup
+# (importlib.metadata, ~15 ms).
 NOT_NEEDED_BY_A_STDIO_AGENT = (
     "rxacp.client",
     "rxacp.cli",
     "rxacp.testing",
     "rxacp.agent.support",
     "rxacp.schema.unstable",
+    "rxacp.schema.v2",
+    "rxacp.agent.v2",
     "rxacp.schema.strict",
     "rxacp.transport.websocket",
     "rxacp.transport._websocket_agent",
     "rxacp.transport._websocket_common",
     "websockets",
+    "opentelemetry",
 )
 
 README_AGENT_START = """
@@ -81,7 +85,7 @@ def test_importing_the_schema_builds_one_model_class_per_definition_and_no_mixin
     from pydantic import BaseModel
 
     import rxacp.schema._generated as stable
-    from rxacp.schema._base import AcpModel, UnknownVariant
+    from rxacp.schema._base import AcpModel, PatchModel, UnknownVariant
 
     pending: list[type[BaseModel]] = [AcpModel]
     models: set[type[BaseModel]] = set()
@@ -97,6 +101,8 @@ def test_importing_the_schema_builds_one_model_class_per_definition_and_no_mixin
     }
     outside = {m.__qualname__ for m in models if m.__module__ != "rxacp.schema._generated"}
     assert extra == set()
-    assert outside <= {UnknownVariant.__qualname__} | {
-        m.__qualname__ for m in models if m.__module__.startswith("rxacp.schema.unstable")
+    assert outside <= {UnknownVariant.__qualname__, PatchModel.__qualname__} | {
+        m.__qualname__
+        for m in models
+        if m.__module__.startswith(("rxacp.schema.unstable", "rxacp.schema.v2"))
     }

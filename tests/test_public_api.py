@@ -18,16 +18,23 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
-        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpProtocolVersionException",
+        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
         "LocalTerminals",
+        "Compaction", "Message", "SessionState", "Thought", "ToolCallState",
+        "fold_session_state",
     },
     "rxacp.agent": {
         "AcpAgent", "AcpAgentBuilder", "AcpAsyncAgent", "AcpSyncAgent", "AsyncAgentBuilder",
         "CancelReason", "CommandResult", "PromptContext", "PromptTimeouts", "SyncAgentBuilder",
         "SyncPromptContext",
+    },
+    "rxacp.agent.v2": {"AgentHandlers", "PromptContext", "PromptTurnV2", "SyncPromptContext"},
+    "rxacp.schema.v2.methods": {
+        "ALL_METHODS", "AUTH_LOGIN", "AUTH_LOGOUT", "METHODS", "TERMINAL_CANCEL",
+        "TOOL_CALL_CANCEL",
     },
     "rxacp.agent.support": {
         "AcpAgentSupport", "AcpAgentSupportBuilder", "AcpInterceptor", "AgentInfo",
@@ -43,9 +50,14 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "TransportClosed", "WireFrame",
         "WireTapTransport",
     },
+    "rxacp.transport.http": {
+        "ANONYMOUS", "AcpAsgiApp", "AgentFactory", "ByteBudget", "CONNECTION_ID_HEADER",
+        "DEFAULT_BUDGET_BYTES", "DEFAULT_MAX_MESSAGE_SIZE", "HttpAcpAgentTransport",
+        "HttpAcpClientTransport", "SESSION_ID_HEADER",
+    },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
     "rxacp.session": {
-        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelReason", "CancelRequestHook",
+        "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook", "Completion",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",
         "SessionStats", "as_acp_observable",
     },
@@ -55,6 +67,7 @@ EXPECTED: dict[str, set[str]] = {
         "AcpRemoteException", "error_to_exception", "exception_to_error",
     },
     "rxacp.capabilities": {"NegotiatedCapabilities"},
+    "rxacp.tracing": {"TRACER_NAME", "WireTracer", "install_tracing", "tracing_available"},
     "rxacp.jsonrpc": {
         "ErrorResponse", "Id", "InvalidMessage", "JSONRPC_VERSION", "Message", "Notification",
         "ParseError", "Request", "Response", "classify", "decode_json", "error_obj",
@@ -84,7 +97,7 @@ def test_schema_exports_every_stable_definition_and_only_importable_names() -> N
 
 def test_every_exception_rxacp_raises_is_an_acp_exception() -> None:
     import rxacp
-    from rxacp.client import AcpProtocolVersionException
+    from rxacp.errors import AcpProtocolVersionException
 
     for exc in (
         rxacp.AcpProtocolException,

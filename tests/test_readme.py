@@ -9,8 +9,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DEMO_COMMAND = "pip install -e . && rxacp demo"
-TEST_COMMAND = 'pip install -e ".[dev]" && python -m pytest'
+VENV = "python3 -m venv .venv && . .venv/bin/activate && "
+DEMO_COMMAND = VENV + "pip install -e . && rxacp demo"
+TEST_COMMAND = VENV + 'pip install -e ".[dev]" && python -m pytest'
 
 
 def bash_blocks() -> list[str]:

@@ -1,7 +1,8 @@
 """Benchmark client written with rxacp: ``python rxacp_client.py API BENCH N AGENT_CMD_JSON``.
 
 API is ``sync`` (``AcpClient.sync``, blocking calls; fan-out uses 50 threads), ``async``
-(``AcpClient.async_`` awaited from asyncio; fan-out uses ``asyncio.gather``), ``uvloop`` (the
+(``AcpClient.async_`` awaited from asyncio, its loop given with ``event_loop``; fan-out uses
+``asyncio.gather``), ``plain`` (the same with every builder default), ``uvloop`` (the
 async client on a uvloop event loop) or ``rx``: the async client written the Java way, the way
 a team migrating from the Java SDK writes it — the update
 consumer returns ``reactivex.empty()`` (``Mono.empty()``) and the ``fs/read_text_file`` handler
@@ -115,7 +116,9 @@ def run_sync(bench: str, n: int, cmd: list[str]) -> dict[str, Any]:
     raise SystemExit(f"unknown bench {bench!r}")
 
 
-async def run_async(bench: str, n: int, cmd: list[str], rx: bool = False) -> dict[str, Any]:
+async def run_async(
+    bench: str, n: int, cmd: list[str], rx: bool = False, plain: bool = False
+) -> dict[str, Any]:
     counter = Counter()
     builder = AcpClient.async_(transport(cmd))
     if rx:
@@ -127,7 +130,7 @@ async def run_async(bench: str, n: int, cmd: list[str], rx: bool = False) -> dic
         builder.session_update_consumer(consume).read_text_file_handler(read_rx)
     else:
         builder.session_update_consumer(counter).read_text_file_handler(read_plain)
-    if os.environ.get("RXACP_BENCH_OWN_LOOP") != "1":  # default: the connection on our loop
+    if not plain and os.environ.get("RXACP_BENCH_OWN_LOOP") != "1":  # the connection on our loop
         builder.event_loop(asyncio.get_running_loop())
     client = builder.build()
     async with client:
@@ -192,7 +195,7 @@ def main() -> None:
 
         emit(uvloop.run(run_async(bench, n, cmd)))
     else:
-        emit(asyncio.run(run_async(bench, n, cmd, rx=api == "rx")))
+        emit(asyncio.run(run_async(bench, n, cmd, rx=api == "rx", plain=api == "plain")))
 
 
 if __name__ == "__main__":

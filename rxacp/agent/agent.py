@@ -16,7 +16,7 @@ from typing import Any
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..schema import SessionNotification
-from ..session import AcpObservable, AcpSession
+from ..session import AcpObservable, AcpSession, Completion
 from ..session.adapters import check_ext_method
 from .calls import AsyncClientCalls, SyncClientCalls
 from .context import PromptContext, SyncPromptContext
@@ -44,9 +44,20 @@ class _AgentBase:
         """Number of prompt turns in progress."""
         return len(self._core.turns)
 
-    def start(self) -> None:
-        """Start serving the transport (idempotent)."""
-        self._core.session.start()
+    def start(self) -> Completion:
+        """Start serving the transport (idempotent); returns the start's :class:`Completion`.
+
+        The step runs now, so ``agent.start()`` alone starts the agent; the result is Java's
+        ``start()`` ``Mono<Void>``, already started: ``agent.start().block()``,
+        ``.subscribe(...)`` and ``await agent.start()`` work too::
+
+            start() ──▶ --None|     (transport started)      --X   (it failed to start)
+
+        Off the connection's loop it returns once the transport started and raises
+        ``AcpConnectionException`` if it could not; on the loop it schedules the start and
+        the completion settles when it finished.
+        """
+        return self._core.session.start()
 
     def run(self) -> None:
         """Serve until the client disconnects or :meth:`close` is called, then clean up.
@@ -65,10 +76,17 @@ class _AgentBase:
         closes (``close_gracefully()``, ``aclose()`` and the context managers are graceful)."""
         self._core.session.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
         """Stop taking work, drain queued notifications and writes, then close (bounded by
-        ``timeout``, default the request timeout)."""
-        self._core.session.close_gracefully(to_seconds(timeout, name="timeout"))
+        ``timeout``, a ``timedelta`` or seconds, default the request timeout); returns the
+        close's :class:`Completion` (Java ``closeGracefully()``, already started)::
+
+            close_gracefully() ──▶ --None|     (connection ended)
+
+        Off the connection's loop it returns once the connection ended; on the loop (in a
+        handler) it schedules the close and the completion settles when it finished.
+        """
+        return self._core.session.close_gracefully(timeout)
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (``method`` starts with ``_``)."""

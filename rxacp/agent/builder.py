@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Callable
-from typing import Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from reactivex import abc
 
@@ -25,6 +25,9 @@ from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig
 from .timeouts import PromptTimeouts
+
+if TYPE_CHECKING:
+    from .v2 import AgentHandlers as AgentHandlersV2
 
 __all__ = [
     "AcpAgent",
@@ -113,6 +116,17 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.loop = loop
         return self
 
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``):
+        the agent continues the client's trace from ``params._meta.traceparent``.
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the agent is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._config.tracing = bool(enabled)
+        self._config.tracer_provider = tracer_provider
+        return self
+
     def max_workers(self, count: int) -> Self:
         """Size of the worker pool that runs blocking handlers (default 32)."""
         if count < 1:
@@ -144,6 +158,35 @@ class AcpAgentBuilder(Generic[_A]):
     def prompt_capabilities(self, capabilities: PromptCapabilities) -> Self:
         """Prompt content the agent accepts beyond text (image, audio, embedded context)."""
         self._config.prompt_capabilities = capabilities
+        return self
+
+    # -- ACP v2 (Draft, opt-in) ------------------------------------------------------------
+    def protocol_v2(self, handlers: AgentHandlersV2) -> Self:
+        """Also serve ACP v2 (a Draft, experimental) clients, with these handlers.
+
+        ``handlers`` is an :class:`rxacp.agent.v2.AgentHandlers` (run like this builder's own:
+        Observables on an async agent, values on worker threads on a sync one). A connection
+        speaks one version, chosen by ``initialize``: a client asking for 2 or more gets v2 and
+        these handlers; any other gets v1 and this builder's handlers. Without this option the
+        agent is v1 only, exactly as before. See ``docs/v2.md``.
+        """
+        from .v2 import AgentHandlers
+
+        if not isinstance(handlers, AgentHandlers):
+            raise TypeError(
+                f"protocol_v2 takes an rxacp.agent.v2.AgentHandlers, not {type(handlers).__name__}"
+            )
+        self._config.v2 = handlers
+        return self
+
+    def protocol_versions(self, *versions: int) -> Self:
+        """The protocol versions this agent serves: ``(1,)`` (the default), ``(1, 2)`` or
+        ``(2,)`` (the v2 ones need :meth:`protocol_v2`). A v2-only agent answers a v1 client
+        with version 2, as the spec says (the client then disconnects)."""
+        wanted = tuple(sorted(set(versions)))
+        if not wanted or not set(wanted) <= {1, 2}:
+            raise ValueError(f"protocol_versions takes 1 and/or 2, not {versions!r}")
+        self._config.protocol_versions = wanted
         return self
 
     # -- handlers ------------------------------------------------------------------------------
@@ -278,13 +321,23 @@ class AcpAgentBuilder(Generic[_A]):
         """Create the agent (not started: call ``start()`` or ``run()``)."""
         raise NotImplementedError
 
+    def _checked(self) -> AgentConfig:
+        versions = self._config.protocol_versions
+        if versions is not None and 2 in versions and self._config.v2 is None:
+            raise ValueError("protocol_versions(2) needs protocol_v2(handlers)")
+        if versions == (1,):
+            self._config.v2 = None
+        if self._config.v2 is not None:
+            self._config.v2.check()
+        return self._config
+
 
 class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
     """Builds an :class:`AcpAsyncAgent`: handlers return Observables (or awaitables/values)."""
 
     def build(self) -> AcpAsyncAgent:
         """Create the agent (not started: call ``start()``, ``run()`` or use ``async with``)."""
-        return AcpAsyncAgent(self._config)
+        return AcpAsyncAgent(self._checked())
 
 
 class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
@@ -292,7 +345,7 @@ class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
 
     def build(self) -> AcpSyncAgent:
         """Create the agent (not started: call ``start()`` or ``run()``)."""
-        return AcpSyncAgent(self._config)
+        return AcpSyncAgent(self._checked())
 
 
 class AcpAgent:

@@ -230,6 +230,15 @@ def _nothing(_response: object) -> None:
     return None
 
 
+def _choices(options: tuple[str | Sequence[str], ...]) -> tuple[str, ...]:
+    """``ask_choice``'s options: one list of texts, or the texts as separate arguments."""
+    if len(options) == 1 and not isinstance(options[0], str):
+        options = tuple(options[0])
+    if not options or not all(isinstance(o, str) for o in options):
+        raise TypeError(f"ask_choice options must be texts (str), got {options!r}")
+    return options  # type: ignore[return-value]  # checked above: every item is a str
+
+
 def _allowed(response: RequestPermissionResponse) -> bool:
     return _selected_option(response) == "allow"
 
@@ -284,8 +293,13 @@ class PromptContext(_ContextBase, AsyncClientCalls):
         request = self._permission_request(action, options)
         return self.request_permission(request).pipe(ops.map(_allowed))
 
-    def ask_choice(self, question: str, options: Sequence[str]) -> AcpObservable[str | None]:
-        """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled."""
+    def ask_choice(self, question: str, *options: str | Sequence[str]) -> AcpObservable[str | None]:
+        """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled.
+
+        ``options`` is a list (``ask_choice(q, ["a", "b"])``) or the texts themselves, as
+        Java's varargs ``askChoice(q, "a", "b")``.
+        """
+        options = _choices(options)
         perm = [
             PermissionOption(option_id=str(i), name=text, kind="allow_once")
             for i, text in enumerate(options)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import reactivex
@@ -42,6 +42,7 @@ from ..session.handlers import (
     run_handler,
     unhandled_hint,
 )
+from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .held import HeldPrompts, busy_error
 from .turn import SESSION_CLOSE, PromptTurn
@@ -72,8 +73,13 @@ class AgentConfig:
         self.agent_capabilities: AgentCapabilities | None = None
         self.prompt_capabilities: PromptCapabilities | None = None
         self.handlers: dict[str, Callable[..., Any]] = {}
+        self.v2: Any = None
+        """The ACP v2 handler set (``rxacp.agent.v2.AgentHandlers``), if the agent serves v2."""
+        self.protocol_versions: tuple[int, ...] | None = None
         self.ext_requests: dict[str, Callable[..., Any]] = {}
         self.ext_notifications: dict[str, Callable[..., Any]] = {}
+        self.tracing: bool | None = None
+        self.tracer_provider: Any = None
 
 
 class AgentCore:
@@ -91,6 +97,7 @@ class AgentCore:
             max_workers=config.max_workers,
             executor=config.executor,
         )
+        self.tracer = install_tracing(self.session, "agent", config.tracing, config.tracer_provider)
         self.cancel_grace_period = to_seconds(
             config.cancel_grace_period, name="cancel_grace_period"
         )
@@ -104,6 +111,13 @@ class AgentCore:
             config.max_prompt_duration, name="max_prompt_duration"
         )
         self.client_capabilities: NegotiatedCapabilities | None = None
+        self.protocol_version = PROTOCOL_VERSION
+        """The connection's protocol version (1 until an ``initialize`` chose v2)."""
+        self.methods: Mapping[str, Any] = METHODS
+        """The method table of that version (``rxacp.schema.v2.methods.METHODS`` on v2)."""
+        self.handlers: dict[str, Callable[..., Any]] = config.handlers
+        """The user's handlers of that version, by method name."""
+        self.turn_factory: Callable[..., PromptTurn] = PromptTurn
         self.turns: dict[str, PromptTurn] = {}
         self.held = HeldPrompts(
             self.session,
@@ -123,8 +137,8 @@ class AgentCore:
         self._context_factory = factory
 
     def _register(self) -> None:
-        handlers = self.config.handlers
-        for spec in METHODS.values():
+        handlers = self.handlers
+        for spec in self.methods.values():
             if spec.side != "agent":
                 continue
             user = handlers.get(spec.name)
@@ -158,6 +172,10 @@ class AgentCore:
             self.session.set_notification_handler(
                 method, notification_handler(self.session, None, fn, blocking=self.blocking)
             )
+        if self.config.v2 is not None and self.protocol_version == PROTOCOL_VERSION:
+            from .v2.router import install_router  # v2 loads only for agents that serve it
+
+            install_router(self)
 
     def _close_turn(self, _req: IncomingRequest, params: Any) -> None:
         """``session/close`` cancels the session's running turn before the user's handler."""
@@ -207,7 +225,7 @@ class AgentCore:
 
     # ------------------------------------------------------------------ prompt turns
     def _prompt(self, req: IncomingRequest) -> None:
-        spec = METHODS["session/prompt"]
+        spec = self.methods["session/prompt"]
         request = parse_params(spec.params_type, req.params)
         session_id: str = request.session_id
         active = self.turns.get(session_id)
@@ -215,11 +233,13 @@ class AgentCore:
             if not self.held.hold(active, req, lambda: self._prompt(req)):
                 req.respond_error(busy_error(session_id))
             return
-        turn = PromptTurn(self, req, session_id, request)
+        turn = self.turn_factory(self, req, session_id, request)
         self.turns[session_id] = turn
         assert self._context_factory is not None
         context = self._context_factory(turn)
-        user = self.config.handlers["session/prompt"]
+        user = self.handlers["session/prompt"]
+        if self.tracer is not None:  # the handler runs in the turn's span (its own spans nest)
+            user = self.tracer.in_turn(session_id, user)
         if self.blocking:
             turn.start(
                 self.session.run_blocking(
@@ -238,7 +258,7 @@ class AgentCore:
             turn.finish_now(result=value)
 
     def _cancel(self, note: IncomingNotification) -> None:
-        spec = METHODS["session/cancel"]
+        spec = self.methods["session/cancel"]
         try:
             params = parse_params(spec.params_type, note.params)
         except AcpProtocolException:
@@ -248,7 +268,7 @@ class AgentCore:
         if turn is not None:
             turn.cancel_from_session()
         self.held.cancel(params.session_id)
-        user = self.config.handlers.get("session/cancel")
+        user = self.handlers.get("session/cancel")
         if user is not None:
             run_handler(self.session, user, params, blocking=self.blocking).subscribe(
                 on_error=lambda e: _log.error("cancel handler failed: %s", e, exc_info=e)
@@ -273,7 +293,7 @@ class AgentCore:
         subscribe ──request──▶ ─────R|
         not advertised:         X          (AcpCapabilityException, nothing sent)
         """
-        spec = METHODS[method]
+        spec = self.methods[method]
         if spec.capability is not None:
             caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
             if not caps.supports(spec.capability):
@@ -307,7 +327,7 @@ class AgentCore:
 
     def notify(self, method: str, params: Any) -> None:
         """Send an agent→client notification, gated like :meth:`call` (raises at once)."""
-        spec = METHODS[method]
+        spec = self.methods[method]
         if spec.capability is not None:
             caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
             caps.require(spec.capability)

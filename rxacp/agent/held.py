@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from reactivex import abc
 
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import PromptResponse
 from ..session import IncomingRequest
 from .turn import CANCELLING
@@ -44,7 +44,7 @@ _log = logging.getLogger("rxacp.agent")
 def busy_error(session_id: str) -> AcpProtocolException:
     """The ``-32600`` of a prompt for a session whose turn is still active."""
     return AcpProtocolException.invalid_request(
-        f"session {session_id} already has an active prompt turn; wait for its "
+        f"session {peer_echo(session_id)} already has an active prompt turn; wait for its "
         "answer (also after session/cancel) before prompting again"
     )
 

@@ -1,8 +1,10 @@
 """The ``--agent`` argument that ``rxacp prompt`` and ``rxacp check`` share.
 
 ``--agent`` is either an agent's command line (``"npx my-agent --acp"``, split like a shell
-does) or a WebSocket agent's ``ws://`` / ``wss://`` URL (which needs ``rxacp[websocket]``).
-:func:`parse_agent` turns it into a command list (``[url]`` for a URL) or writes why it cannot.
+does), a WebSocket agent's ``ws://`` / ``wss://`` URL (which needs ``rxacp[websocket]``) or a
+remote agent's ``http://`` / ``https://`` URL (Streamable HTTP, which needs ``rxacp[http]``).
+:func:`parse_agent` turns it into a command list (``[url]`` for a URL) or writes why it cannot;
+:func:`url_transport` is the client transport for a URL.
 
 This module is *not* responsible for starting or connecting to the agent.
 """
@@ -13,7 +15,12 @@ import argparse
 import shlex
 from typing import IO
 
-__all__ = ["add_agent_argument", "is_url", "parse_agent"]
+from ..transport import AcpTransport
+
+__all__ = ["add_agent_argument", "is_http_url", "is_url", "parse_agent", "url_transport"]
+
+_WS = ("ws://", "wss://")
+_HTTP = ("http://", "https://")
 
 
 def add_agent_argument(parser: argparse.ArgumentParser, example: str) -> None:
@@ -22,29 +29,48 @@ def add_agent_argument(parser: argparse.ArgumentParser, example: str) -> None:
         "--agent",
         required=True,
         metavar='"CMD ARGS"',
-        help=f'the agent command line, e.g. "{example}", or a WebSocket agent\'s ws:// / wss:// '
-        "URL (needs rxacp[websocket])",
+        help=f'the agent command line, e.g. "{example}", a WebSocket agent\'s ws:// / wss:// '
+        "URL (needs rxacp[websocket]) or a remote agent's http:// / https:// URL, e.g. "
+        "http://127.0.0.1:8000/acp (Streamable HTTP; needs rxacp[http])",
     )
 
 
 def is_url(agent: str) -> bool:
-    """True when ``--agent`` names a WebSocket agent (``ws://`` / ``wss://``)."""
-    return agent.strip().startswith(("ws://", "wss://"))
+    """True when ``--agent`` names a remote agent (``ws://``, ``wss://``, ``http://``,
+    ``https://``) rather than a command line."""
+    return agent.strip().startswith(_WS + _HTTP)
+
+
+def is_http_url(agent: str) -> bool:
+    """True when ``--agent`` is an ``http://`` / ``https://`` (Streamable HTTP) URL."""
+    return agent.strip().startswith(_HTTP)
+
+
+def url_transport(url: str, token: str | None = None) -> AcpTransport:
+    """The client transport for an agent ``url`` (ws[s]:// or http[s]://); ``token``: its
+    bearer token. Raises ``ImportError`` naming the extra to install, ``ValueError`` for a
+    bad URL."""
+    url = url.strip()
+    if is_http_url(url):
+        from ..transport.http import HttpAcpClientTransport
+
+        return HttpAcpClientTransport(url, token=token)
+    from ..transport.websocket import WebSocketAcpClientTransport
+
+    return WebSocketAcpClientTransport(url, token=token)
 
 
 def parse_agent(agent: str, prog: str, err: IO[str]) -> list[str] | None:
-    """The command line of ``agent`` (``[url]`` for a valid ws:// URL), or ``None`` after
-    writing ``prog: <why>`` to ``err`` (unparsable, empty, another URL scheme, a bad URL or
-    no WebSocket support installed)."""
+    """The command line of ``agent`` (``[url]`` for a valid URL), or ``None`` after writing
+    ``prog: <why>`` to ``err`` (unparsable, empty, another URL scheme, a bad URL or the extra
+    for that URL not installed)."""
     agent = agent.strip()
     if is_url(agent):
         try:
-            from ..transport.websocket import WebSocketAcpClientTransport
+            url_transport(agent)
         except ImportError as exc:
             err.write(f"{prog}: {exc}\n")
             return None
-        try:
-            WebSocketAcpClientTransport(agent)
         except ValueError as exc:
             err.write(f"{prog}: --agent: {exc}\n")
             return None
@@ -60,8 +86,8 @@ def parse_agent(agent: str, prog: str, err: IO[str]) -> list[str] | None:
     if "://" in command[0]:
         scheme = command[0].split("://", 1)[0]
         err.write(
-            f"{prog}: --agent {command[0]!r}: only a command line (stdio) or a ws:// / wss:// "
-            f"URL is supported, not {scheme}://\n"
+            f"{prog}: --agent {command[0]!r}: only a command line (stdio), a ws:// / wss:// "
+            f"or an http:// / https:// URL is supported, not {scheme}://\n"
         )
         return None
     return command

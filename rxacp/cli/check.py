@@ -88,6 +88,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 'slow 5', the reference agent's)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="session directory (default: current)")
+    parser.add_argument(
+        "--protocol-version",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="check the ACP v1 rules (default) or the v2 Draft's (experimental; docs/check.md)",
+    )
 
 
 def run_checks(options: CheckOptions) -> list[CheckResult]:
@@ -114,11 +121,17 @@ def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
         args.auth,
         args.startup_timeout,
     )
-    results = run_checks(options)
-    data = report_json(args.agent, results)
+    rules = None
+    if getattr(args, "protocol_version", 1) == 2:
+        from .check_v2 import RULES_V2, run_checks_v2
+
+        results, rules = run_checks_v2(options), RULES_V2
+    else:
+        results = run_checks(options)
+    data = report_json(args.agent, results, rules)
     if args.json:
         out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        out.write("\n".join(report_text(args.agent, results)) + "\n")
+        out.write("\n".join(report_text(args.agent, results, rules)) + "\n")
     out.flush()
     return int(data["exitCode"])

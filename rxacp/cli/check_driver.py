@@ -32,6 +32,8 @@ from ..transport import (
     TransportClosed,
 )
 from ..transport.base import Frame
+from .agent_arg import is_http_url, is_url, url_transport
+from .stdout_junk import junk_hint, read_line
 
 __all__ = ["AnswerTimeout", "Incoming", "RawAgent"]
 
@@ -91,14 +93,15 @@ class RawAgent(FrameReceiver):
         self._seq = itertools.count(1)
         self._ids = itertools.count(100)
         self._changed = asyncio.Event()
-        self.websocket = command[0].startswith(("ws://", "wss://"))
-        """True for an agent at a ``ws://`` / ``wss://`` URL (no process, no stdio)."""
+        self.websocket = is_url(command[0])
+        """True for a remote agent (a ``ws[s]://`` or ``http[s]://`` URL: no process, no
+        stdio)."""
+        self.http = is_http_url(command[0])
+        """True for a Streamable HTTP agent (``http[s]://``: JSON bodies only)."""
         self.transport: AcpTransport
         self._eof_timeout = eof_timeout
         if self.websocket:
-            from ..transport.websocket import WebSocketAcpClientTransport
-
-            self.transport = WebSocketAcpClientTransport(command[0])
+            self.transport = url_transport(command[0])
             return
         params = (
             AgentParameters.builder(command[0])
@@ -114,14 +117,10 @@ class RawAgent(FrameReceiver):
     # -- FrameReceiver ------------------------------------------------------------------------
     def on_frame(self, frame: Frame) -> None:
         """Classify one stdout line: a JSON-RPC message, or junk."""
-        try:
-            text = frame.decode("utf-8") if isinstance(frame, bytes) else frame
-            message = json.loads(text) if isinstance(text, str) else text
-        except (UnicodeDecodeError, ValueError, TypeError):
-            self._junk(frame)
-            return
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self._junk(frame)
+        message, junk = read_line(frame)
+        if message is None:
+            self.junk.append(junk or "")
+            self._changed.set()
             return
         self.log.append(Incoming(next(self._seq), message))
         if isinstance(message.get("method"), str) and "id" in message:
@@ -135,11 +134,6 @@ class RawAgent(FrameReceiver):
     def on_closed(self, info: TransportClosed) -> None:
         self.closed = info
         self.closed_at = time.monotonic()
-        self._changed.set()
-
-    def _junk(self, frame: Frame) -> None:
-        raw = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else str(frame)
-        self.junk.append(raw[:200])
         self._changed.set()
 
     def _on_stderr(self, line: str) -> None:
@@ -211,7 +205,8 @@ class RawAgent(FrameReceiver):
         if code is None:  # reported before the exit status was collected: look again
             code = getattr(self.transport, "exit_code", None)
         if self.websocket:
-            return f"the WebSocket connection ended ({info.reason}) {when}".rstrip()
+            kind = "Streamable HTTP" if self.http else "WebSocket"
+            return f"the {kind} connection ended ({info.reason}) {when}".rstrip()
         text = "agent exited" + (f" with code {code}" if code is not None else f" ({info.reason})")
         if when:
             text += f" {when}"
@@ -258,6 +253,11 @@ class RawAgent(FrameReceiver):
         strays = [m for m in self.unsolicited() if m.get("id") is not None]
         if strays:
             text += f"; answers with other ids: {[m.get('id') for m in strays][:5]}"
+        if self.junk:
+            text += f"; its stdout had {len(self.junk)} line(s) that are not JSON-RPC, the first: "
+            text += repr(self.junk[0])
+            hint = junk_hint(self.junk[0])
+            text += f" ({hint})" if hint else ""
         tail = [line for line in self.stderr if line.strip()][-3:]
         if tail:
             text += "; stderr tail: " + " | ".join(line.strip()[:200] for line in tail)

@@ -149,20 +149,30 @@ RULES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def report_json(command: str, results: list[CheckResult]) -> dict[str, Any]:
-    """The machine-readable report (``--json``)."""
+def report_json(
+    command: str,
+    results: list[CheckResult],
+    rules: dict[str, tuple[str, str, str]] | None = None,
+) -> dict[str, Any]:
+    """The machine-readable report (``--json``); ``rules``: the checks' table (default
+    :data:`RULES`; ``rxacp check --protocol-version 2`` passes its own)."""
+    rules = RULES if rules is None else rules
     failed = [r.id for r in results if r.group == "mandatory" and r.status == "FAIL"]
     counts = {s: sum(r.status == s for r in results) for s in ("PASS", "FAIL", "SKIP")}
     return {
         "format": REPORT_FORMAT,
         "agent": command,
-        "checks": [asdict(r) | {"what": RULES[r.id][2]} for r in results],
+        "checks": [asdict(r) | {"what": rules[r.id][2]} for r in results],
         "summary": counts | {"mandatoryFailed": failed},
         "exitCode": EXIT_FAILED if failed else EXIT_OK,
     }
 
 
-def report_text(command: str, results: list[CheckResult]) -> list[str]:
+def report_text(
+    command: str,
+    results: list[CheckResult],
+    rules: dict[str, tuple[str, str, str]] | None = None,
+) -> list[str]:
     """The human-readable report, one line per check (details indented below)."""
     lines = [f"rxacp check: {command}"]
     width = max(len(r.id) for r in results)
@@ -175,7 +185,7 @@ def report_text(command: str, results: list[CheckResult]) -> list[str]:
                 r.detail and r.id in ("initialize.agent_info",)
             ):
                 lines.append(f"        {' ' * width}  {clean(r.detail)}")
-    data = report_json(command, results)
+    data = report_json(command, results, rules)
     summary = data["summary"]
     lines.append("")
     verdict = (

@@ -177,7 +177,8 @@ class Checker:
             return
         if agent.websocket:
             await agent.close()
-            self.verdict("stdio.exit_on_eof", None, "not applicable: a WebSocket agent")
+            kind = "Streamable HTTP" if agent.http else "WebSocket"
+            self.verdict("stdio.exit_on_eof", None, f"not applicable: a {kind} agent")
             return
         exited, took = await agent.close()
         self.verdict(

@@ -208,6 +208,26 @@ async def close_cancels(c: Checker, agent: RawAgent) -> None:
 
 
 async def parse_error(c: Checker, agent: RawAgent) -> None:
+    if agent.http:
+        c.verdict(
+            "jsonrpc.parse_error",
+            None,
+            "not applicable: Streamable HTTP carries JSON bodies only (a malformed one is "
+            "answered HTTP 400 by the server, not by the agent)",
+        )
+    else:
+        await _malformed_line(c, agent)
+    c.current = "stdio.keeps_serving"
+    answer = await agent.request("session/new", c.new_session_params(), c.o.timeout)
+    c.session_id_of(answer)
+    c.verdict(
+        "stdio.keeps_serving",
+        "result" in answer,
+        "session/new after it: " + json.dumps(answer)[:120],
+    )
+
+
+async def _malformed_line(c: Checker, agent: RawAgent) -> None:
     before = agent.last_seq
     agent.send_raw(b'{"jsonrpc": "2.0", "id": 77, "method": "session/new", "params": {')
     bound = min(c.o.timeout, 3.0)
@@ -220,12 +240,4 @@ async def parse_error(c: Checker, agent: RawAgent) -> None:
         "jsonrpc.parse_error",
         ok,
         f"answer: {json.dumps(parse[0])[:200]}" if parse else f"no answer within {bound:g} s",
-    )
-    c.current = "stdio.keeps_serving"
-    answer = await agent.request("session/new", c.new_session_params(), c.o.timeout)
-    c.session_id_of(answer)
-    c.verdict(
-        "stdio.keeps_serving",
-        "result" in answer,
-        "session/new after it: " + json.dumps(answer)[:120],
     )

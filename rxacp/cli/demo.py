@@ -24,8 +24,8 @@ from ..client import AcpClient, AcpSyncClient, CancellationSignal
 from ..errors import AcpException
 from ..schema import NewSessionRequest, PromptRequest, SessionNotification
 from ..transport import AgentParameters, StdioAcpClientTransport
+from ..transport.tap import WireTapTransport
 from .render import Style, colors_enabled
-from .wirelog import WireLogTransport
 
 __all__ = ["GRACE_SECONDS", "add_arguments", "run"]
 
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
     """Run the demo; returns 0 if every step behaved as expected."""
     style = Style(colors_enabled(out))
     started = time.perf_counter()
-    transport = WireLogTransport(StdioAcpClientTransport(agent_parameters()), args.log_wire)
+    transport = WireTapTransport(StdioAcpClientTransport(agent_parameters()), args.log_wire)
     stream = _Stream(out)
     client = AcpClient.sync(transport).session_update_consumer(stream).build()
     demo = _Demo(client, stream, out, style)
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace, *, out: IO[str], err: IO[str]) -> int:
     return 0 if all(o.ok for o in demo.outcomes) else 1
 
 
-def _summary(demo: _Demo, transport: WireLogTransport, elapsed: float, log: str | None) -> None:
+def _summary(demo: _Demo, transport: WireTapTransport, elapsed: float, log: str | None) -> None:
     s = demo.s
     demo.heading(4, "Summary")
     for outcome in demo.outcomes:

@@ -64,7 +64,7 @@ class PermissionPolicy:
 
     def __call__(self, request: RequestPermissionRequest) -> PermissionResponse:
         """Pick an option (runs on a worker thread; may block reading stdin)."""
-        title = getattr(request.tool_call, "title", None) or request.tool_call.tool_call_id
+        title = _permission_title(request)
         options = list(request.options)
         with self._lock:
             self._say(self._style("? permission: ", "yellow", "bold") + clean(title))
@@ -100,6 +100,14 @@ class PermissionPolicy:
             if matches:
                 return matches[0], ""
         return None, "no valid choice after 3 tries"
+
+
+def _permission_title(request: Any) -> str:
+    """What the permission asks: the v2 ``title``, or the v1 tool call's title (or id)."""
+    tool_call = getattr(request, "tool_call", None)
+    if tool_call is None:  # ACP v2: the prompt copy is the request's own title
+        return str(getattr(request, "title", None) or "permission requested")
+    return str(getattr(tool_call, "title", None) or tool_call.tool_call_id)
 
 
 @contextlib.contextmanager

@@ -13,8 +13,13 @@ with ``--terminals`` (commands run locally, cwd confined, see
 :class:`~rxacp.client.LocalTerminals`), and answers permission requests on stdin or with
 ``--yes`` / ``--no`` (no answer is ``cancelled``, never an approval). Ctrl-C once sends
 ``session/cancel`` and waits for the answer; twice disposes the prompt (``$/cancel_request``).
-``--timeout`` bounds start-up calls and each turn; while the agent is silent, progress lines go
-to stderr.
+``--timeout`` bounds each turn and ``--startup-timeout`` the start-up calls (``initialize``,
+``authenticate``, ``session/new``; default: ``--timeout`` if given, else the SDK's 60 s);
+while the agent is silent, progress lines go to stderr. ``--show-stderr`` shows a spawned
+agent's stderr live (otherwise only its tail, when it exits or start-up times out). A line on
+the agent's stdout that is not JSON-RPC is shown as it arrives (:mod:`.stdout_junk`), and an
+answer rxacp refused (say ``protocolVersion: "one"``) is reported as the agent's, naming the
+field — not as an error answer.
 
 Exit codes: 0 when every turn ended (any stop reason), 1 on an error (message on stderr),
 2 on bad arguments, 130 after Ctrl-C aborted a call.
@@ -31,6 +36,7 @@ import os
 import shlex
 import shutil
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
 from ..client import (
@@ -40,9 +46,14 @@ from ..client import (
     LocalTerminals,
     WorkspaceFileSystem,
 )
-from ..errors import AcpErrorCodes, AcpException, AcpProtocolException
+from ..errors import (
+    AcpErrorCodes,
+    AcpException,
+    AcpProtocolException,
+    AcpRemoteException,
+    AcpTimeoutException,
+)
 from ..schema import (
-    NewSessionRequest,
     PromptRequest,
     RequestPermissionRequest,
 )
@@ -50,9 +61,11 @@ from ..schema import (
     RequestPermissionResponse as PermissionResponse,
 )
 from ..transport import AcpTransport, AgentParameters, StdioAcpClientTransport, WireTapTransport
-from .agent_arg import add_agent_argument, is_url, parse_agent
+from ..transport.tap import WireFrame
+from .agent_arg import add_agent_argument, is_url, parse_agent, url_transport
 from .interact import Aborted, PermissionPolicy, Waiter, auth_help
 from .render import JsonRenderer, Style, UpdateRenderer, clean, colors_enabled, is_terminal
+from .stdout_junk import junk_hint, read_line
 
 __all__ = ["PermissionPolicy", "add_arguments", "make_transport", "run"]
 
@@ -80,7 +93,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_positive_seconds,
         metavar="SECONDS",
-        help="bound initialize, authenticate and session/new, and each prompt turn",
+        help="bound each prompt turn (and start-up, unless --startup-timeout is given)",
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="bound initialize, authenticate and session/new "
+        "(default: --timeout if given, else 60)",
+    )
+    parser.add_argument(
+        "--show-stderr",
+        action="store_true",
+        help="show the agent's stderr as it arrives (a spawned agent)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print each update as a JSON line on stdout"
@@ -98,6 +123,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --terminals: run commands through /bin/sh -c (for agents that send a "
         "whole command line)",
+    )
+    parser.add_argument(
+        "--protocol-version",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="ACP version to ask for (2: the v2 Draft, experimental; falls back to 1 when the "
+        "agent answers 1)",
     )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic (JSON lines)")
     parser.add_argument(
@@ -122,22 +155,69 @@ def _positive_seconds(text: str) -> float:
 
 
 def make_transport(
-    agent: str, err: IO[str], prog: str, token: str | None = None
+    agent: str,
+    err: IO[str],
+    prog: str,
+    token: str | None = None,
+    on_stderr_line: Callable[[str], None] | None = None,
 ) -> AcpTransport | int:
-    """The transport for ``--agent`` (a command line or a ws:// URL), or an exit code.
-
-    ``token``: the bearer token a ws:// agent started with ``token=`` requires."""
+    """The transport for ``--agent`` (a command line, a ws:// or an http:// URL), or an exit
+    code. ``token``: the bearer token a remote agent started with ``token=`` requires;
+    ``on_stderr_line``: called with each stderr line of a spawned agent (on its loop)."""
     command = parse_agent(agent, prog, err)
     if command is None:
         return EXIT_USAGE
     if is_url(agent):
-        from ..transport.websocket import WebSocketAcpClientTransport
-
-        return WebSocketAcpClientTransport(command[0], token=token)
+        return url_transport(command[0], token=token)
     if shutil.which(command[0]) is None:
         err.write(f"{prog}: cannot find the agent command {command[0]!r}\n")
         return EXIT_ERROR
-    return StdioAcpClientTransport(AgentParameters(command[0], command[1:]))
+    return StdioAcpClientTransport(
+        AgentParameters(command[0], command[1:], on_stderr_line=on_stderr_line)
+    )
+
+
+class _StdoutJunk:
+    """Says what arrived on the agent's stdout that is not JSON-RPC (the first few lines, then
+    how many more), as it arrives; it counts as activity from the agent."""
+
+    SHOWN = 3
+
+    def __init__(self, show: _Output, activity: Callable[[], None]) -> None:
+        self._show = show
+        self._activity = activity
+        self.count = 0
+        self.glued = False
+
+    def __call__(self, frame: WireFrame) -> None:
+        if frame.direction != "in" or not isinstance(frame.raw, bytes | str):
+            return
+        decoded = frame.message  # the tap decoded it already: re-read junk only
+        if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+            return
+        _message, junk = read_line(frame.raw)
+        if junk is None:
+            return
+        self._activity()
+        self.count += 1
+        style = self._show.style
+        hint = junk_hint(junk)
+        self.glued = self.glued or bool(hint)
+        if self.count <= self.SHOWN:
+            self._show.say(
+                style("! the agent wrote a line that is not JSON-RPC to stdout: ", "yellow")
+                + clean(repr(junk))
+                + (style(f" — {clean(hint)}", "yellow") if hint else "")
+            )
+        elif self.count == self.SHOWN + 1:
+            self._show.say(style("! more lines that are not JSON-RPC on its stdout", "yellow"))
+
+    def summary(self) -> str:
+        """For an error: ``""``, or how many junk lines came (they were shown as they came)."""
+        if not self.count:
+            return ""
+        lost = " (one held a JSON-RPC message after other text)" if self.glued else ""
+        return f"; the agent wrote {self.count} line(s) that are not JSON-RPC to stdout{lost}"
 
 
 class _Output:
@@ -157,8 +237,15 @@ class _Output:
         self.side.note(text)
 
     def error(self, text: str, exc: BaseException | None = None) -> None:
+        """One ``error:`` line (agent-supplied parts cannot break it); a spawned agent's stderr
+        tail, when the error carries one, follows indented, a line per stderr line."""
         self.text.end()
-        self.err.write(self.style("error: ", "red", "bold") + clean(text) + "\n")
+        tail = ""
+        if getattr(exc, "stderr_tail", None):
+            text, _, tail = text.partition("\n")
+        lines = [self.style("error: ", "red", "bold") + clean(text)]
+        lines += [f"  {clean(line)}" for line in tail.splitlines()]
+        self.err.write("".join(line + "\n" for line in lines))
         self.err.flush()
         if self.json is not None:
             code = exc.code if isinstance(exc, AcpProtocolException) else None
@@ -182,14 +269,26 @@ def run(
     if args.terminal_shell and not args.terminals:
         err.write("rxacp prompt: --terminal-shell needs --terminals\n")
         return EXIT_USAGE
-    transport = make_transport(args.agent, err, "rxacp prompt", token=args.token)
-    if isinstance(transport, int):
-        return transport
-    if args.log_wire:
-        transport = WireTapTransport(transport, args.log_wire)
     show = _Output(args, out, err)
     style = show.style
+
+    def stderr_line(line: str) -> None:
+        show.side.side_line(style("agent stderr: ", "dim") + clean(line))
+
+    transport = make_transport(
+        args.agent,
+        err,
+        "rxacp prompt",
+        token=args.token,
+        on_stderr_line=stderr_line if args.show_stderr else None,
+    )
+    if isinstance(transport, int):
+        return transport
+    if args.show_stderr and is_url(args.agent):
+        show.say(style("--show-stderr: a ws:// agent's stderr is not visible here", "yellow"))
     waiter = Waiter(show.say, style, progress_every=args.progress_every)
+    junk = _StdoutJunk(show, waiter.activity)
+    transport = WireTapTransport(transport, args.log_wire, on_frame=junk)
     interactive = not args.text
     stdin_tty = is_terminal(stdin)
     fs = WorkspaceFileSystem(
@@ -210,8 +309,13 @@ def run(
         .write_text_file_handler(fs.write_text_file_async)
         .request_permission_handler(ask)
     )
+    startup = args.startup_timeout if args.startup_timeout is not None else args.timeout
+    if startup is not None:
+        builder.request_timeout(startup)
     if args.timeout is not None:
-        builder.request_timeout(args.timeout).prompt_timeout(args.timeout)
+        builder.prompt_timeout(args.timeout)
+    if args.protocol_version == 2:
+        builder.protocol_v2()
     terminals: LocalTerminals | None = None
     if args.terminals:
         terminals = LocalTerminals(
@@ -239,15 +343,33 @@ def run(
             err.write(line + "\n")
         return EXIT_ERROR
     except AcpProtocolException as exc:
-        show.error(f"the agent answered with an error: {exc}", exc)
+        show.error(_protocol_error_text(exc), exc)
         return EXIT_ERROR
     except AcpException as exc:
-        show.error(str(exc), exc)
+        head, newline, tail = str(exc).partition("\n")
+        if isinstance(exc, AcpTimeoutException):
+            flag = "--timeout" if exc.method == "session/prompt" else "--startup-timeout"
+            head += f" (raise it with {flag})"
+        show.error(head + junk.summary() + newline + tail, exc)
         return EXIT_ERROR
     finally:
         client.close_gracefully(2.0)
         if terminals is not None:
             terminals.close()
+
+
+def _protocol_error_text(exc: AcpProtocolException) -> str:
+    """An error answer is the agent's (with its code); any other protocol error is rxacp
+    refusing what the agent sent (an invalid result names the field), without rxacp's code."""
+    if isinstance(exc, AcpRemoteException):
+        return f"the agent answered with an error: {exc}"
+    return exc.message
+
+
+def _auth_method_id(method: Any) -> Any:
+    """An advertised auth method's id: ``id`` in v1, ``methodId`` in v2."""
+    wire = method.to_wire()
+    return wire.get("id") or wire.get("methodId")
 
 
 class _AuthRequired(Exception):
@@ -286,12 +408,18 @@ class _Session:
     def start(self) -> None:
         style = self.show.style
         init = self.waiter.wait(self.calls.initialize(), "the agent to answer initialize")
-        info = init.agent_info
+        info = getattr(init, "agent_info", None) or getattr(init, "info", None)  # v1 | v2
         name = f"{clean(info.name)} {clean(info.version)}" if info is not None else "agent"
-        self.show.say(style(f"connected to {name} · protocol {init.protocol_version}", "dim"))
+        asked = getattr(self.args, "protocol_version", 1)
+        fell_back = f" (asked for {asked})" if asked != init.protocol_version else ""
+        self.show.say(
+            style(f"connected to {name} · protocol {init.protocol_version}{fell_back}", "dim")
+        )
+        if self.show.json is not None and asked != 1:  # v1 --json output stays as it was
+            self.show.json.emit({"type": "initialized", "protocolVersion": init.protocol_version})
         self.auth_methods = list(init.auth_methods or [])
         if self.args.auth:
-            known = [getattr(m, "id", None) or m.to_wire().get("id") for m in self.auth_methods]
+            known = [_auth_method_id(m) for m in self.auth_methods]
             if self.args.auth not in known:
                 raise _AuthRequired(
                     AcpProtocolException(
@@ -303,7 +431,8 @@ class _Session:
                 )
             self._call(self.calls.authenticate({"methodId": self.args.auth}), "authenticate")
             self.show.say(style(f"authenticated with {clean(self.args.auth)}", "dim"))
-        new = self._call(self.calls.new_session(NewSessionRequest.of(self.cwd)), "session/new")
+        new_session = {"cwd": self.cwd, "mcpServers": []}  # the same wire in v1 and v2
+        new = self._call(self.calls.new_session(new_session), "session/new")
         self.session_id = new.session_id
 
     def _call(self, source: Any, what: str) -> Any:
@@ -318,7 +447,7 @@ class _Session:
         """One prompt turn; returns the exit code."""
         style = self.show.style
         stop = CancellationSignal()
-        request = PromptRequest.text(self.session_id, text)
+        request = PromptRequest.text(self.session_id, text).to_wire()  # v1 and v2 alike
         try:
             response = self.waiter.wait(
                 self.calls.prompt(request, stop), "the agent's answer", stop=stop
@@ -365,7 +494,7 @@ class _Session:
             try:
                 self.turn(text)
             except AcpProtocolException as exc:
-                self.show.error(f"the agent answered with an error: {exc}", exc)
+                self.show.error(_protocol_error_text(exc), exc)
                 code = EXIT_ERROR
             except Aborted:
                 self.show.say(

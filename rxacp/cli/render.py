@@ -5,10 +5,12 @@ Colors are used only when the stream is a terminal and ``NO_COLOR`` is unset or 
 and are safe from several threads (updates arrive on the connection's loop thread).
 
 Everything an agent supplies (message text, tool and permission titles, option names, plan
-entries, error messages, its name) goes through :func:`clean` first: control characters other
-than newline and tab — ``ESC`` sequences that retitle or clear the terminal, ``BEL``, carriage
-returns that overwrite a line, C1 controls and bidirectional overrides — are shown escaped
-(``\\x1b``) instead of acting on the user's terminal.
+entries, error messages and data, its name and version) goes through :func:`clean` first:
+control characters other than tab — ``ESC`` sequences that retitle or clear the terminal,
+``BEL``, carriage returns that overwrite a line, C1 controls and bidirectional overrides — are
+shown escaped (``\\x1b``) instead of acting on the user's terminal. Newlines are escaped too
+(``\\n``), so an agent-supplied field cannot forge a line of rxacp's own output; only the
+streamed message and thought text keeps them (``clean(text, keep_newlines=True)``).
 
 This module is *not* responsible for talking to agents: it only formats what it is given.
 """
@@ -27,18 +29,30 @@ from ..schema import SessionNotification
 __all__ = ["JsonRenderer", "Style", "UpdateRenderer", "clean", "colors_enabled", "is_terminal"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_LINE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r"}
 
 
 def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def clean(text: Any) -> str:
-    """``text`` safe to print: control characters except ``\\n`` and ``\\t`` escaped (``\\r\\n``
-    becomes ``\\n``), so agent-supplied text cannot drive the terminal."""
+def clean(text: Any, *, keep_newlines: bool = False) -> str:
+    """``text`` safe to print on one line of rxacp's output: control characters (except tab),
+    newlines included, are escaped (``\\x1b``, ``\\n``), so agent-supplied text can neither
+    drive the terminal nor forge a line. ``keep_newlines=True`` (streamed message text) keeps
+    ``\\n`` (``\\r\\n`` becomes ``\\n``). The one sanitiser of the command line's output."""
     if not isinstance(text, str):
         text = str(text)
+    if not keep_newlines:
+        return _UNSAFE_IN_LINE.sub(_escape, text)
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return _UNSAFE.sub(_escape, text)
@@ -116,11 +130,13 @@ class UpdateRenderer:
     """Prints ``session/update``\\ s as they arrive: message text inline, the rest on own lines.
 
     ``out`` receives the agent's message text, ``side`` everything else (thoughts, tool calls,
-    plans, status, notes). They may be the same stream. Tool calls and plans start a new line;
-    status updates (session info, usage, commands, mode, config, notices) wait until the text
-    is at a line start (or the turn ends), so they never cut a word in half. When ``out`` and
-    ``side`` are different destinations (say stdout piped to a file), no line break is ever
-    inserted into ``out``: it holds exactly the agent's text plus a final newline.
+    plans, status, notes). They may be the same stream (a terminal, ``2>&1``). Side lines —
+    tool calls and their updates, plans, status updates (session info, usage, commands, mode,
+    config, notices) and :meth:`side_line` — wait while the text is mid-line and are shown
+    once it reaches a line start (or the turn ends), so they never cut a word in half; only
+    :meth:`note` (a question the user must answer, an error) ends the line at once. When
+    ``out`` and ``side`` are different destinations (say stdout piped to a file), no line
+    break is ever inserted into ``out``: it holds exactly the agent's text plus a final newline.
     """
 
     def __init__(
@@ -159,11 +175,20 @@ class UpdateRenderer:
                 if kind != "agent_thought_chunk" or self._show_thoughts:
                     self._chunk(kind, update)
             elif kind == "tool_call":
-                self._line(self._tool_call(update, new=True))
-            elif kind == "tool_call_update":
-                self._line(self._tool_call(update, new=False))
+                self._status(self._tool_call(update, new=True))
+            elif kind == "tool_call_update":  # v2: the first upsert of an id creates it
+                call_id = clean(getattr(update, "tool_call_id", "?"))
+                self._status(self._tool_call(update, new=call_id not in self._titles))
             elif kind == "plan":
                 self._plan(update)
+            elif kind == "plan_update":  # v2
+                self._plan(getattr(update, "plan", None))
+            elif kind == "state_update":  # v2: the turn's end is printed by the caller
+                state = getattr(update, "state", None)
+                if state not in ("running", "idle"):
+                    self._status(self._style(f"state: {clean(str(state))}", "dim"))
+            elif kind == "user_message":  # v2: the prompt just sent, echoed by the agent
+                pass
             elif kind in _STATUS_KINDS:
                 self._status(self._style(_status_text(kind, update), "dim"))
             else:
@@ -174,6 +199,12 @@ class UpdateRenderer:
         with self._lock:
             self._line(text)
 
+    def side_line(self, text: str) -> None:
+        """A line on the side stream that waits, like a status line, until the text is at a
+        line start (e.g. the agent's stderr with ``--show-stderr``)."""
+        with self._lock:
+            self._status(text)
+
     def end(self) -> None:
         """End the current inline text with a newline, if any, and show deferred lines."""
         with self._lock:
@@ -181,7 +212,7 @@ class UpdateRenderer:
 
     # -- parts ---------------------------------------------------------------------------
     def _chunk(self, kind: str, update: Any) -> None:
-        text = clean(_content_text(getattr(update, "content", None)))
+        text = clean(_content_text(getattr(update, "content", None)), keep_newlines=True)
         if kind == "agent_message_chunk":
             self.message_chunks += 1
             self.message_text += text
@@ -198,17 +229,24 @@ class UpdateRenderer:
                 self._write(self._out, self._indent)
         if not text:
             return
-        if kind == "agent_thought_chunk":
-            self._write(self._side, self._style(text, "dim", "italic"))
+        if kind != "agent_message_chunk":
+            shown = self._style(text, "dim", "italic") if kind == "agent_thought_chunk" else text
+            self._write(self._side, shown)
             self._side_open = not text.endswith("\n")
-        elif kind == "user_message_chunk":
-            self._write(self._side, text)
-            self._side_open = not text.endswith("\n")
+            if not self._side_open and self._deferred:
+                self._flush_deferred()
         else:
+            cut = text.rfind("\n") + 1 if self._deferred else 0
+            if cut:  # the text reaches a line start: show the waiting side lines there
+                self._write(self._out, text[: cut - 1].replace("\n", "\n" + self._indent) + "\n")
+                self._out_open = False
+                self._flush_deferred()
+                text = text[cut:]
+                if not text:
+                    return
+                self._write(self._out, self._indent)
             self._write(self._out, text.replace("\n", "\n" + self._indent))
             self._out_open = not text.endswith("\n")
-            if not self._out_open and self._deferred:
-                self._flush_deferred()
 
     def _tool_call(self, update: Any, *, new: bool) -> str:
         call_id = clean(getattr(update, "tool_call_id", "?"))
@@ -233,10 +271,10 @@ class UpdateRenderer:
 
     def _plan(self, update: Any) -> None:
         marks = {"completed": ("✔", "green"), "in_progress": ("▶", "yellow")}
-        self._line(self._style("plan", "magenta", "bold"))
+        self._status(self._style("plan", "magenta", "bold"))
         for entry in getattr(update, "entries", None) or ():
             mark, color = marks.get(getattr(entry, "status", ""), ("○", "dim"))
-            self._line(f"  {self._style(mark, color)} {clean(getattr(entry, 'content', ''))}")
+            self._status(f"  {self._style(mark, color)} {clean(getattr(entry, 'content', ''))}")
 
     def _status(self, text: str) -> None:
         if self._mid_line():

@@ -15,7 +15,6 @@ from __future__ import annotations
 from .async_client import (
     SUPPORTED_PROTOCOL_VERSIONS,
     AcpAsyncClient,
-    AcpProtocolVersionException,
     RequestLike,
 )
 from .builder import (
@@ -27,6 +26,8 @@ from .builder import (
 )
 from .cancellation import CancellationSignal, RequestCancellation
 from .fs import WorkspaceFileSystem
+from .read_model import Compaction, Message, SessionState, Thought, ToolCallState
+from .session_states import fold_session_state
 from .sync_client import AcpSyncClient
 from .terminals import LocalTerminals
 
@@ -35,14 +36,19 @@ __all__ = [
     "AcpAsyncClient",
     "AcpAsyncClientBuilder",
     "AcpClient",
-    "AcpProtocolVersionException",
     "AcpSyncClient",
     "AcpSyncClientBuilder",
     "AsyncHandler",
     "CancellationSignal",
+    "Compaction",
     "LocalTerminals",
+    "Message",
     "RequestCancellation",
     "RequestLike",
+    "SessionState",
     "SyncHandler",
+    "Thought",
+    "ToolCallState",
     "WorkspaceFileSystem",
+    "fold_session_state",
 ]

@@ -17,6 +17,7 @@ from typing import Any, Generic, Self, TypeAlias, TypeVar
 import reactivex
 from reactivex import abc
 
+from .._compat import running_loop
 from .._durations import Duration, to_seconds
 from ..schema import (
     AcpModel,
@@ -28,6 +29,7 @@ from ..schema import (
 from ..schema import methods as m
 from ..session import AcpSession
 from ..session.adapters import check_ext_method, check_raw_method
+from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
 from .handlers import (
@@ -37,6 +39,7 @@ from .handlers import (
     default_client_capabilities,
     install,
 )
+from .session_states import SessionStates
 
 __all__ = ["ClientBuilderBase", "install_handlers"]
 
@@ -121,7 +124,11 @@ class ClientBuilderBase(Generic[_Client]):
         self._client_info: dict[str, Any] = _default_client_info()
         self._scheduler: abc.SchedulerBase | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_chosen = False  # event_loop() was called (None: its own loop thread)
         self._executor: concurrent.futures.Executor | None = None
+        self._tracing: bool | None = None
+        self._tracer_provider: Any = None
+        self._protocol_v2 = False
         self._built = False
 
     # ------------------------------------------------------------------ options
@@ -157,17 +164,33 @@ class ClientBuilderBase(Generic[_Client]):
         self._client_info = _wire(info, Implementation, "client_info")
         return self
 
+    def protocol_v2(self, enabled: bool = True) -> Self:
+        """Ask for ACP v2 (a Draft, experimental): ``initialize()`` sends a v2 request and the
+        connection speaks v2 if the agent answers 2, or falls back to v1 if it answers 1
+        (``client.protocol_version`` says which). On v2, consumers, ``updates()`` and the
+        permission handler get :mod:`rxacp.schema.v2` models and a prompt turn completes on
+        the ``idle`` ``state_update``; see ``docs/v2.md``. Off by default (v1 only)."""
+        self._protocol_v2 = bool(enabled)
+        return self
+
     def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
         """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
         ``reactivex.testing.TestScheduler`` for virtual time)."""
         self._scheduler = scheduler
         return self
 
-    def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
-        """Run the connection on a loop you already run (default: its own daemon thread)."""
-        if not isinstance(loop, asyncio.AbstractEventLoop):
+    def event_loop(self, loop: asyncio.AbstractEventLoop | None) -> Self:
+        """Run the connection on a loop you already run, or (``None``) on a loop of its own in a
+        daemon thread.
+
+        Default: the blocking client always gets its own loop; the async client runs on the
+        loop that is running where it is built (``build()`` inside ``async def`` code, as
+        asyncio libraries do: no thread hand-off per call), else on its own.
+        """
+        if loop is not None and not isinstance(loop, asyncio.AbstractEventLoop):
             raise TypeError(f"event_loop takes an asyncio event loop, not {type(loop).__name__}")
         self._loop = loop
+        self._loop_chosen = True
         return self
 
     # ------------------------------------------------------------------ consumers
@@ -187,6 +210,26 @@ class ClientBuilderBase(Generic[_Client]):
         """
         _callable(consumer, "session_update_consumer")
         self._handlers.update_consumers.append(consumer)
+        return self
+
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``).
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the client is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._tracing = bool(enabled)
+        self._tracer_provider = tracer_provider
+        return self
+
+    def track_session_states(self, enabled: bool = True) -> Self:
+        """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
+        from its updates as they arrive, from the first update on (``session_state(sid)``
+        reads it). Off by default: it costs about 2-3 us of CPU per update (see
+        ``docs/read-model.md``) and keeps every open session's transcript in memory, which a
+        client that renders nothing should not pay for, and which grows with whatever the agent
+        streams."""
+        self._handlers.session_states = SessionStates() if enabled else None
         return self
 
     def elicitation_complete_consumer(self, consumer: ElicitationCompleteConsumer) -> Self:
@@ -253,18 +296,22 @@ class ClientBuilderBase(Generic[_Client]):
         return self
 
     # ------------------------------------------------------------------ build
-    def _build_async(self) -> AcpAsyncClient:
+    def _build_async(self, *, on_running_loop: bool = False) -> AcpAsyncClient:
         if self._built:
             raise RuntimeError("this builder already built a client (a transport is single-use)")
         self._built = True
+        loop = self._loop
+        if on_running_loop and not self._loop_chosen:
+            loop = running_loop()
         session = AcpSession(
             self._transport,
             role="client",
             request_timeout=self._request_timeout,
             scheduler=self._scheduler,
-            loop=self._loop,
+            loop=loop,
             executor=self._executor,
         )
+        install_tracing(session, "client", self._tracing, self._tracer_provider)
         permissions = PermissionTracker()
         sessions = KnownSessions()
         install(session, self._handlers, permissions, sessions)
@@ -281,4 +328,7 @@ class ClientBuilderBase(Generic[_Client]):
             session_closed_listeners=self._handlers.session_closed_listeners,
             stderr_tail=_stderr_tail_of(self._transport),
             update_stream=self._handlers.update_stream,
+            session_states=self._handlers.session_states,
+            handlers=self._handlers,
+            protocol_v2=self._protocol_v2,
         )

@@ -31,7 +31,8 @@ __all__ = [
     "ClosesGracefully",
     "RequestLike",
     "coerce",
-    "completed",
+    "send_now",
+    "sent_on_subscribe",
     "stoppable",
 ]
 
@@ -145,21 +146,41 @@ def _stoppable_subscribe(
     return Disposable(dispose)
 
 
-def completed() -> AcpObservable[Any]:
+def sent_on_subscribe(send: Callable[[], object]) -> AcpObservable[Any]:
+    """A cold Observable that runs ``send`` (a notification's write) on each subscription, then
+    completes; an exception from ``send`` is its error::
+
+        subscribe ──send()──▶ |
+    """
+
     def subscribe(
         observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        observer.on_completed()
+        try:
+            send()
+        except Exception as exc:
+            observer.on_error(exc)
+        else:
+            observer.on_completed()
         return Disposable()
 
     return AcpObservable(subscribe)
+
+
+def send_now(source: AcpObservable[Any]) -> None:
+    """Subscribe to a :func:`sent_on_subscribe` Observable and raise its error, if any (the
+    blocking twins of ``cancel`` and ``ext_notification``)."""
+    errors: list[Exception] = []
+    source.subscribe(on_error=errors.append)
+    if errors:
+        raise errors[0]
 
 
 class ClosesGracefully:
     """``with client:`` (``AcpAsyncClient``, ``AcpSyncClient``): the client itself, closed
     gracefully (:meth:`close_gracefully`) on the way out, whatever ends the block."""
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> object:
         raise NotImplementedError
 
     def __enter__(self) -> Self:

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 
 from ..schema import TerminalExitStatus, TerminalOutputResponse
+from ..transport._reaping import ProcessGroup, fd_identity, pipe_holders
 
 __all__ = ["LocalTerminal", "utf8_complete_end"]
 
@@ -78,6 +79,8 @@ class LocalTerminal:
         self._callbacks: list[Callable[[], None]] = []
         self.exited = threading.Event()
         self.released = False
+        assert proc.stdout is not None
+        self._pipe = fd_identity(proc.stdout.fileno())
         self._stop_r, self._stop_w = os.pipe()
         self._stop_w_open = True
         self._reader = threading.Thread(
@@ -185,11 +188,17 @@ class LocalTerminal:
 
     # ------------------------------------------------------------------ control
     def kill(self) -> None:
-        """SIGKILL the command's process group (also descendants still in it)."""
+        """SIGKILL the command's process group, and its descendants that left the group
+        (``setsid``): those found below it while it runs, and whoever still holds its output
+        pipe (an escaped descendant whose parent already exited)."""
         if self.exited.is_set() and not self._reader.is_alive():
             return  # exited, and nothing holds its output pipe: the group is gone
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        group = ProcessGroup(self.proc.pid)
+        escaped = group.escaped_descendants() if not self.exited.is_set() else {}
+        group.signal(signal.SIGKILL)
+        if self._reader.is_alive():
+            escaped.update(pipe_holders(self._pipe))
+        ProcessGroup.signal_escaped(escaped, signal.SIGKILL)
 
     def stop_reading(self) -> None:
         """Stop the output reader even if an escaped descendant still holds the pipe."""

@@ -18,11 +18,12 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
@@ -39,7 +40,7 @@ from ..schema import (
     SessionNotification,
 )
 from ..schema import methods as m
-from ..session import AcpObservable, AcpSession
+from ..session import AcpObservable, AcpSession, Completion
 from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
@@ -49,14 +50,20 @@ from ._calls import (
     ClosesGracefully,
     RequestLike,
     coerce,
-    completed,
+    sent_on_subscribe,
     stoppable,
 )
 from ._plain_calls import PlainCalls
 from .cancellation import CancellationSignal
-from .handlers import KnownSessions, PermissionTracker
+from .handlers import ClientHandlers, KnownSessions, PermissionTracker
+from .read_model import SessionState
+from .session_states import SessionStates
 from .streams import UpdateStream
 from .turns import SettlingTurns, with_updates
+
+if TYPE_CHECKING:
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -70,6 +77,32 @@ _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
 _TRACKED = _CREATING | {m.SESSION_LOAD, m.SESSION_RESUME, m.SESSION_CLOSE}
 """Calls whose outcome changes ``KnownSessions`` (:meth:`AcpAsyncClient._tracked`)."""
+
+
+def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
+    """``client._send(method, request)`` decided at subscription: a method the connection's
+    version does not have errors there (cold, like every call), instead of at call time."""
+
+    def subscribe(observer: Any, scheduler: Any = None) -> Any:
+        try:
+            source = client._send(method, request)
+        except Exception as exc:
+            observer.on_error(exc)
+            return Disposable()
+        return source.subscribe(observer, scheduler=scheduler)
+
+    return AcpObservable(subscribe)
+
+
+def _wants_v2(request: Any) -> bool:
+    version = (
+        request.get("protocolVersion")
+        if isinstance(request, Mapping)
+        else getattr(request, "protocol_version", None)
+    )
+    return isinstance(version, int) and not isinstance(version, bool) and version >= 2
+
+
 _log = logging.getLogger("rxacp.client")
 
 
@@ -97,6 +130,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         session_closed_listeners: Sequence[Callable[[str], object]] = (),
         stderr_tail: Callable[[], str | None] | None = None,
         update_stream: UpdateStream | None = None,
+        session_states: SessionStates | None = None,
+        handlers: ClientHandlers | None = None,
+        protocol_v2: bool = False,
     ) -> None:
         self._session = session
         self._updates = update_stream if update_stream is not None else UpdateStream()
@@ -109,7 +145,13 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         self._stderr_tail = stderr_tail
         self._agent_capabilities: NegotiatedCapabilities | None = None
         self._initialize_response: InitializeResponse | None = None
-        self._settling = SettlingTurns(session, self.cancel)
+        self._settling = SettlingTurns(session, self._cancel_now)
+        self._states = session_states
+        self._handlers = handlers
+        self._protocol_v2 = protocol_v2
+        self._protocol_version = 1
+        self._methods: Mapping[str, m.MethodSpec] = m.METHODS
+        self._content_capabilities: Mapping[str, str] = CONTENT_CAPABILITIES
 
     # ------------------------------------------------------------------ state
     @property
@@ -126,6 +168,12 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
     def initialize_response(self) -> InitializeResponse | None:
         """The agent's ``initialize`` answer (``None`` before it answered)."""
         return self._initialize_response
+
+    @property
+    def protocol_version(self) -> int:
+        """The connection's ACP protocol version: 1, or 2 once ``initialize`` negotiated the
+        v2 Draft (opt-in: the builder's ``protocol_v2()``; see :mod:`rxacp.client.v2`)."""
+        return self._protocol_version
 
     @property
     def client_capabilities(self) -> Any:
@@ -152,22 +200,39 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         on_abandon: Any = None,
     ) -> AcpObservable[Any]:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
-        spec = m.METHODS[method]
+        spec = self._spec(method)
         params = coerce(spec, request)
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
+        hooks = self._states.hooks(method) if self._states is not None else None
+        start = hooks.start if hooks is not None else None
+
+        def before() -> None:
+            self._gate(spec, params)
+            if start is not None:
+                start(params, None)
+
         # one Observable: the gate runs at each subscription, before anything is sent
         sessions = self._sessions
-        if sessions is not None:
-            if method in _TRACKED:
-                return self._tracked(sessions, method, params, spec, kwargs)
-            named = getattr(params, "session_id", None)
-            if named is not None:  # a prompt...: the session is this client's (no pipe: hot)
-                sessions.add(str(named))
-        return self._session.send_request(
-            method, params, spec.result_type, before=lambda: self._gate(spec, params), **kwargs
-        )
+        if sessions is not None and method in _TRACKED:
+            source = self._tracked(sessions, method, params, spec, kwargs, before)
+        else:
+            if sessions is not None:
+                named = getattr(params, "session_id", None)
+                if named is not None:  # a prompt...: this client's session (no pipe: hot)
+                    sessions.add(str(named))
+            source = self._session.send_request(  # spec.name: v2 renamed some methods
+                spec.name, params, spec.result_type, before=before, **kwargs
+            )
+        if hooks is None:
+            return source
+        answer, end = hooks.answer, hooks.end
+        if answer is not None:
+            source = source.pipe(ops.do_action(on_next=lambda result: answer(params, result)))
+        if end is not None:
+            source = source.pipe(ops.finally_action(lambda: end(params, None)))
+        return source
 
     def _tracked(
         self,
@@ -176,6 +241,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         params: Any,
         spec: m.MethodSpec,
         kwargs: dict[str, Any],
+        gate: Callable[[], None],
     ) -> AcpObservable[Any]:
         """A call that creates, attaches or ends a session, kept in :class:`KnownSessions`
         (the agent's requests for any other session are refused): ``session/new`` and
@@ -188,7 +254,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         sent = [False]
 
         def before() -> None:
-            self._gate(spec, params)
+            gate()
             sent[0] = True
             if creates:
                 sessions.creating(+1)
@@ -211,12 +277,26 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
                 sessions.discard(named)
 
         source = self._session.send_request(
-            method, params, spec.result_type, before=before, **kwargs
+            spec.name, params, spec.result_type, before=before, **kwargs
         )
         tracked: AcpObservable[Any] = source.pipe(
             ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
         )
         return tracked
+
+    def _spec(self, method: str) -> m.MethodSpec:
+        spec = self._methods.get(method)
+        if spec is None and self._protocol_version == 2:
+            from .v2 import V1_NAMES
+
+            spec = self._methods.get(V1_NAMES.get(method, ""))
+            if spec is None:
+                raise AcpCapabilityException(
+                    method, f"{method} does not exist in ACP v2 (this connection); nothing sent"
+                )
+        if spec is None:
+            raise AcpCapabilityException(method, f"unknown ACP method {method!r}; nothing sent")
+        return spec
 
     def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
         caps = self._agent_capabilities
@@ -226,7 +306,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             caps.require(spec.capability)
         if spec.name == m.SESSION_PROMPT:
             for block in getattr(params, "prompt", None) or ():
-                needed = CONTENT_CAPABILITIES.get(getattr(block, "type", ""))
+                needed = self._content_capabilities.get(getattr(block, "type", ""))
                 if needed is not None and not caps.supports(needed):
                     raise AcpCapabilityException(
                         needed,
@@ -236,7 +316,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ initialization
     def initialize(
-        self, request: InitializeRequest | RequestLike | None = None
+        self, request: InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> AcpObservable[InitializeResponse]:
         """``initialize``: negotiate the protocol version and exchange capabilities.
 
@@ -249,6 +329,10 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             answer    ───────────────R|      (R: InitializeResponse)
             bad version ─────────────X       (AcpProtocolVersionException)
         """
+        if (self._protocol_v2 and request is None) or (request is not None and _wants_v2(request)):
+            from . import v2
+
+            return v2.initialize(self, request)
         if request is None:
             request = InitializeRequest.of(
                 self._client_capabilities,
@@ -300,7 +384,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
         ──request──▶ ─────R|
         """
-        params = coerce(m.METHODS[m.SESSION_CLOSE], request)
+        params = coerce(self._spec(m.SESSION_CLOSE), request)
         source = self._send(m.SESSION_CLOSE, params)
         if not self._session_closed_listeners:
             return source
@@ -319,7 +403,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[PromptResponse]:
         """``session/prompt``: one prompt turn. Its ``session/update``\\ s reach the consumers
         before the answer is emitted. Not bounded by the request timeout, only by the builder's
@@ -344,7 +430,9 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._prompt(request, stop, updates=False)
 
     def prompt_turn(
-        self, request: PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> AcpObservable[AcpModel]:
         """``session/prompt`` as a stream: every ``SessionUpdate`` of the turn (the models, in
         order), then the ``PromptResponse``, then completion. Cold: each subscription is a new
@@ -378,13 +466,46 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         """
         return self._updates.observable(session_id)
 
+    def session_state(self, session_id: str) -> AcpObservable[SessionState]:
+        """A **hot** Observable of the session's read model: its latest
+        :class:`~rxacp.client.SessionState` at subscription, then a new snapshot after every
+        ``session/update`` of the session (and after this client's ``session/new``/``load``/
+        ``resume``/``set_mode``/``set_config_option`` answers for it); completes when the
+        connection ends or this client closed or deleted the session::
+
+            updates(sid)        ──n1─────n2─────n3──|
+            session_state(sid)  S0─S1────S2─────S3──|
+            subscribed later           S1─S2─────S3──|   (replays the latest first)
+
+        ``client.session_state(sid).subscribe(render)`` is a UI. Updates are folded as they
+        arrive, watched or not, so those the agent sends before its ``session/new`` answer
+        (e.g. ``available_commands_update``) are in the first snapshot. Emitted on the
+        connection's loop (or on the subscribing thread for the replay); do not block there.
+        Needs the builder's ``track_session_states()`` (the read model is off by default;
+        without it this raises ``RuntimeError`` saying so).
+        """
+        return self._require_states().observable(str(session_id))
+
+    def _require_states(self) -> SessionStates:
+        if self._states is None:
+            raise RuntimeError(
+                "this client keeps no read model: build it with track_session_states() (off by "
+                "default), or fold updates(session_id) with fold_session_state()"
+            )
+        return self._states
+
     def _prompt(
         self,
-        request: PromptRequest | RequestLike,
+        request: PromptRequest | PromptRequestV2 | RequestLike,
         stop: CancellationSignal | None,
         updates: bool,
         hold: Callable[[], Any] | None = None,
     ) -> AcpObservable[Any]:
+        if self._protocol_version == 2:
+            from . import v2
+
+            turn = v2.prompt_turn(self, request, stop)
+            return turn if updates else v2.last_update(turn)
         params = coerce(m.METHODS[m.SESSION_PROMPT], request)
         session_id = str(getattr(params, "session_id", ""))
         settling = self._settling
@@ -398,26 +519,55 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             source = with_updates(self._updates, session_id, source, hold)
         source = settling.hold(session_id, source, stop)
         # stop, and a RequestCancellation.cancel_when trigger: session/cancel, keep the answer
-        return stoppable(source, stop, lambda: self.cancel(session_id))
+        return stoppable(source, stop, lambda: self._cancel_now(session_id))
+
+    def cancel_tool_call(self, request: RequestLike | AcpModel) -> AcpObservable[Any]:
+        """ACP v2 ``tool_call/cancel`` (a tool call whose ``capabilities.cancel`` the agent
+        advertised); on a v1 connection it errors with ``AcpCapabilityException``, nothing
+        sent::
+
+            ──request──▶ ─────R|
+        """
+        return defer_send(self, "tool_call/cancel", request)
+
+    def cancel_terminal(self, request: RequestLike | AcpModel) -> AcpObservable[Any]:
+        """ACP v2 ``terminal/cancel`` (an agent-owned display terminal that advertised it);
+        on a v1 connection it errors with ``AcpCapabilityException``, nothing sent::
+
+            ──request──▶ ─────R|
+        """
+        return defer_send(self, "terminal/cancel", request)
 
     def cancel(self, notification: CancelNotification | RequestLike | str) -> AcpObservable[Any]:
-        """Send ``session/cancel`` for a session (a ``CancelNotification`` or a session id).
+        """A cold Observable that sends ``session/cancel`` for a session (a
+        ``CancelNotification`` or a session id) when subscribed, then completes, like every
+        other call (``await client.cancel(sid)`` sends it). The notification is checked at call
+        time. With it this client answers its pending ``session/request_permission`` requests
+        of that session with outcome ``cancelled``, disposing their handlers (spec: the client
+        MUST do so); both are written before the turn's answer can be read::
 
-        Sent **at call time** (a notification has no answer to wait for); the returned
-        Observable just completes, so ``await client.cancel(sid)`` works. It also answers this
-        client's pending ``session/request_permission`` requests of that session with outcome
-        ``cancelled`` at once, disposing their handlers (spec: the client MUST do so)::
-
-            call ──session/cancel──▶   returns: |
+            subscribe ──session/cancel, permission answers──▶ |
         """
         spec = m.METHODS[m.SESSION_CANCEL]
         note = coerce(
             spec, {"sessionId": notification} if isinstance(notification, str) else notification
         )
-        session_id = str(getattr(note, "session_id", ""))
-        self._session.send_notification(m.SESSION_CANCEL, note)
-        self._permissions.cancel_session(session_id)
-        return completed()
+        return sent_on_subscribe(
+            lambda: self._cancel_now(str(getattr(note, "session_id", "")), note)
+        )
+
+    def _cancel_now(self, session_id: str, note: Any = None) -> None:
+        """Send ``session/cancel``, then answer the session's pending permission requests
+        ``cancelled`` (any thread). Both are written in one step on the loop, so the turn's
+        answer (which the agent sends after it got the cancel) cannot be read in between.
+        """
+        body = {"sessionId": session_id} if note is None else note
+
+        def cancel_and_answer() -> None:
+            self._session.send_notification(m.SESSION_CANCEL, body)
+            self._permissions.cancel_session(session_id)
+
+        self._session.runner.call(cancel_and_answer)
 
     # ------------------------------------------------------------------ extensions
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:
@@ -429,24 +579,33 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         return self._session.send_request(method, {} if params is None else params, None)
 
     def ext_notification(self, method: str, params: Any = None) -> AcpObservable[Any]:
-        """Send an extension notification (name must start with ``_``) at call time; the
-        returned Observable just completes::
+        """A cold Observable that sends an extension notification (name must start with ``_``,
+        checked at call time) when subscribed, then completes::
 
-            call ──notification──▶   returns: |
+            subscribe ──notification──▶ |
         """
         check_ext_method(method)
-        self._session.send_notification(method, {} if params is None else params)
-        return completed()
+        body = {} if params is None else params
+        return sent_on_subscribe(lambda: self._session.send_notification(method, body))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Close at once: pending calls error with ``AcpConnectionException``. Idempotent."""
         self._session.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
         """Let queued notifications drain and writes flush, then close (bounded by ``timeout``,
-        default the request timeout). Idempotent."""
-        self._session.close_gracefully(to_seconds(timeout, name="timeout"))
+        a ``timedelta`` or seconds, default the request timeout). Idempotent.
+
+        Returns the close's :class:`~rxacp.session.Completion`, already started (Java
+        ``closeGracefully()``: ``client.close_gracefully().block(timeout)`` works)::
+
+            close_gracefully() ──▶ --None|     (connection ended)
+
+        Off the connection's loop it returns once the connection ended; on the loop the close
+        is scheduled and the completion settles when it finished.
+        """
+        return self._session.close_gracefully(timeout)
 
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully from asyncio code (any loop) and wait until the connection ended."""

@@ -39,13 +39,13 @@ _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
 
 AsyncHandler: TypeAlias = Callable[
-    [_Req], "reactivex.Observable[_Resp] | Awaitable[_Resp] | _Resp | None"
+    [_Req], reactivex.Observable[_Resp] | Awaitable[_Resp] | _Resp | None
 ]
 """An async-builder handler: takes the request model, returns an Observable of the response
 (first value answers), a coroutine, or the response itself. ``None``/empty answers ``{}`` when
 the response has no required field."""
 
-SyncHandler: TypeAlias = Callable[[_Req], "_Resp | Awaitable[_Resp] | None"]
+SyncHandler: TypeAlias = Callable[[_Req], _Resp | Awaitable[_Resp] | None]
 """A sync-builder handler: runs on the worker pool (may block) and returns the response (an
 ``async def`` handler's coroutine is awaited on the connection's loop)."""
 
@@ -125,8 +125,9 @@ class AcpAsyncClientBuilder(ClientBuilderBase[AcpAsyncClient]):
         return self._ext_request(method, fn)
 
     def build(self) -> AcpAsyncClient:
-        """Create the client (the connection starts on the first call)."""
-        return self._build_async()
+        """Create the client (the connection starts on the first call). Built inside a running
+        asyncio loop it runs on that loop unless :meth:`event_loop` said otherwise."""
+        return self._build_async(on_running_loop=True)
 
 
 class AcpSyncClientBuilder(ClientBuilderBase[AcpSyncClient]):

@@ -48,7 +48,7 @@ import stat
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     ReadTextFileRequest,
     ReadTextFileResponse,
@@ -81,7 +81,10 @@ def _missing(path: str) -> AcpProtocolException:
     """``-32002`` for a missing file, with the standard message (the TS SDK's resourceNotFound):
     agents tell a missing file from a failure by it (gemini-cli 0.61 matches "Resource not
     found")."""
-    return AcpProtocolException.resource_not_found(f"Resource not found: {path}", {"path": path})
+    return AcpProtocolException.resource_not_found(
+        f"Resource not found: {peer_echo(path, quote=False)}",
+        {"path": peer_echo(path, quote=False)},
+    )
 
 
 def _invalid(message: str) -> AcpProtocolException:
@@ -161,15 +164,17 @@ class WorkspaceFileSystem:
         if "\x00" in path:
             raise _invalid("path must not contain NUL bytes")
         if not os.path.isabs(path):
-            raise _invalid(f"path must be absolute (ACP file paths are absolute), got {path!r}")
+            raise _invalid(
+                f"path must be absolute (ACP file paths are absolute), got {peer_echo(path)}"
+            )
         if ".." in path.replace("\\", "/").split("/"):
-            raise _invalid(f"path must not contain '..' components: {path!r}")
+            raise _invalid(f"path must not contain '..' components: {peer_echo(path)}")
         try:
             real = os.path.realpath(path, strict=False)
         except (OSError, ValueError) as exc:  # symlink loops, names too long...
-            raise _invalid(f"cannot resolve path {path!r}: {type(exc).__name__}") from None
+            raise _invalid(f"cannot resolve path {peer_echo(path)}: {type(exc).__name__}") from None
         if not self.contains(real):
-            raise _invalid(f"refused: {path!r} is outside the workspace roots")
+            raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
         return real
 
     def _check_open(self, fd: int, path: str, real: str | None) -> None:
@@ -181,7 +186,7 @@ class WorkspaceFileSystem:
             opened = None
         if opened is not None:
             if not self.contains(opened):
-                raise _invalid(f"refused: {path!r} is outside the workspace roots")
+                raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
             return
         if real is None:  # opened under a verified parent descriptor: nothing more to compare
             return
@@ -190,7 +195,7 @@ class WorkspaceFileSystem:
         except OSError:
             same = False
         if not same:
-            raise _invalid(f"refused: {path!r} changed while it was being opened")
+            raise _invalid(f"refused: {peer_echo(path)} changed while it was being opened")
 
     def _open(self, path: str, real: str, flags: int) -> int:
         """Open ``real`` (already resolved and inside a root) for ``flags``, race-free.
@@ -208,7 +213,7 @@ class WorkspaceFileSystem:
         rel = os.path.relpath(real, root)
         parts = [] if rel == os.curdir else rel.split(os.sep)
         if not parts:
-            raise _invalid(f"{path} is a directory")
+            raise _invalid(f"{peer_echo(path, quote=False)} is a directory")
         create = bool(flags & os.O_CREAT)
         dir_fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         try:
@@ -235,13 +240,16 @@ class WorkspaceFileSystem:
                 except FileExistsError:
                     pass
                 except OSError as exc:
-                    raise _invalid(f"cannot create the parent directory of {path}") from exc
+                    raise _invalid(
+                        f"cannot create the parent directory of {peer_echo(path, quote=False)}"
+                    ) from exc
             except OSError as exc:  # ELOOP / ENOTDIR: a link or a file where a directory was
                 raise _invalid(
-                    f"refused: a parent of {path!r} is not a directory inside the workspace "
+                    f"refused: a parent of {peer_echo(path)} is not a directory inside the "
+                    "workspace "
                     f"({os.strerror(exc.errno or 0)})"
                 ) from None
-        raise _invalid(f"refused: {path!r} changed while it was being opened")
+        raise _invalid(f"refused: {peer_echo(path)} changed while it was being opened")
 
     def _open_leaf(self, path: str, name: str, dir_fd: int, flags: int) -> int:
         try:
@@ -249,11 +257,15 @@ class WorkspaceFileSystem:
         except FileNotFoundError:
             before = None
         except OSError as exc:
-            raise _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}") from None
+            raise _invalid(
+                f"cannot open {peer_echo(path, quote=False)}: {os.strerror(exc.errno or 0)}"
+            ) from None
         if before is None and not flags & os.O_CREAT:
             raise _missing(path)
         if before is not None and not stat.S_ISREG(before.st_mode):
-            raise _invalid(f"{path} is {_kind(before.st_mode)}, not a regular file")
+            raise _invalid(
+                f"{peer_echo(path, quote=False)} is {_kind(before.st_mode)}, not a regular file"
+            )
         try:
             fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666, dir_fd=dir_fd)
         except OSError as exc:
@@ -261,7 +273,9 @@ class WorkspaceFileSystem:
         try:
             mode = os.fstat(fd).st_mode
             if not stat.S_ISREG(mode):
-                raise _invalid(f"{path} is {_kind(mode)}, not a regular file")
+                raise _invalid(
+                    f"{peer_echo(path, quote=False)} is {_kind(mode)}, not a regular file"
+                )
             self._check_open(fd, path, None)
             os.set_blocking(fd, True)
         except BaseException:
@@ -281,15 +295,19 @@ class WorkspaceFileSystem:
         except OSError:
             before = None
         if before is not None and not stat.S_ISREG(before.st_mode):
-            raise _invalid(f"{path} is {_kind(before.st_mode)}, not a regular file")
+            raise _invalid(
+                f"{peer_echo(path, quote=False)} is {_kind(before.st_mode)}, not a regular file"
+            )
         if flags & os.O_CREAT:
             parent = os.path.dirname(real)
             try:
                 os.makedirs(parent, exist_ok=True)
             except OSError as exc:
-                raise _invalid(f"cannot create the parent directory of {path}") from exc
+                raise _invalid(
+                    f"cannot create the parent directory of {peer_echo(path, quote=False)}"
+                ) from exc
             if not self.contains(os.path.realpath(parent)):  # a link appeared meanwhile
-                raise _invalid(f"refused: {path!r} is outside the workspace roots")
+                raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
         try:
             fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666)
         except OSError as exc:
@@ -298,7 +316,9 @@ class WorkspaceFileSystem:
             self._check_open(fd, path, real)
             mode = os.fstat(fd).st_mode
             if not stat.S_ISREG(mode):
-                raise _invalid(f"{path} is {_kind(mode)}, not a regular file")
+                raise _invalid(
+                    f"{peer_echo(path, quote=False)} is {_kind(mode)}, not a regular file"
+                )
             if _NONBLOCK:
                 os.set_blocking(fd, True)
         except BaseException:
@@ -311,12 +331,14 @@ class WorkspaceFileSystem:
         if isinstance(exc, FileNotFoundError):
             return _missing(path)
         if isinstance(exc, IsADirectoryError):
-            return _invalid(f"{path} is a directory")
+            return _invalid(f"{peer_echo(path, quote=False)} is a directory")
         if exc.errno == errno.ELOOP:
-            return _invalid(f"refused: {path!r} is a symbolic link")
+            return _invalid(f"refused: {peer_echo(path)} is a symbolic link")
         if exc.errno == errno.ENXIO:  # a FIFO without a reader, opened for writing
-            return _invalid(f"{path} is a FIFO, not a regular file")
-        return _invalid(f"cannot open {path}: {os.strerror(exc.errno or 0)}")
+            return _invalid(f"{peer_echo(path, quote=False)} is a FIFO, not a regular file")
+        return _invalid(
+            f"cannot open {peer_echo(path, quote=False)}: {os.strerror(exc.errno or 0)}"
+        )
 
     # ------------------------------------------------------------------ handlers (blocking)
     def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
@@ -352,7 +374,10 @@ class WorkspaceFileSystem:
                 continue
             size += len(raw)
             if size > self.max_file_bytes:
-                raise _invalid(f"the requested lines of {path} exceed {self.max_file_bytes} bytes")
+                raise _invalid(
+                    f"the requested lines of {peer_echo(path, quote=False)} exceed "
+                    f"{self.max_file_bytes} bytes"
+                )
             parts.append(raw)
             if limit is not None and len(parts) >= limit:
                 break

@@ -29,7 +29,7 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -49,6 +49,7 @@ from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
 from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
+from .session_states import SessionStates
 from .streams import UpdateStream
 
 __all__ = [
@@ -66,8 +67,6 @@ MAX_PENDING_PERMISSIONS = 16
 """Permission requests one session may have waiting for an answer at once; more are refused
 ``-32600`` without reaching the application (a person answers them one at a time; an agent
 that asks for more is flooding). Issue 30."""
-
-_MAX_ECHOED_ID = 64  # characters of a peer's session id an error repeats
 
 _log = logging.getLogger("rxacp.client")
 
@@ -94,6 +93,8 @@ class ClientHandlers:
         self.update_consumers: list[Consumer] = []
         self.update_stream = UpdateStream()
         """Every ``session/update``, hot (``AcpAsyncClient.updates()`` / ``prompt_turn()``)."""
+        self.session_states: SessionStates | None = None
+        """The read model (``session_state()``); ``None`` once the builder turned it off."""
         self.elicitation_complete_consumers: list[Consumer] = []
         self.close_listeners: list[Callable[[], object]] = []
         """Called on the loop when the connection ends (``LocalTerminals`` kills its commands)."""
@@ -144,20 +145,13 @@ class KnownSessions:
             return session_id in self._ids
 
 
-def _echoed(session_id: str) -> str:
-    """At most :data:`_MAX_ECHOED_ID` characters of a peer's id (an error repeats it)."""
-    if len(session_id) <= _MAX_ECHOED_ID:
-        return session_id
-    return f"{session_id[:_MAX_ECHOED_ID]}… ({len(session_id) - _MAX_ECHOED_ID} more characters)"
-
-
 def unknown_session(session_id: str) -> AcpProtocolException:
-    """The ``-32002`` of an agent's request for a session this client does not know."""
-    echoed = _echoed(session_id)
+    """The ``-32002`` of an agent's request for a session this client does not know (the id
+    echoed bounded: :func:`~rxacp.errors.peer_echo`)."""
     return AcpProtocolException.resource_not_found(
-        f"Resource not found: unknown session {echoed!r} (this client did not create or load "
-        "it, or closed it)",
-        {"sessionId": echoed},
+        f"Resource not found: unknown session {peer_echo(session_id)} (this client did not "
+        "create or load it, or closed it)",
+        {"sessionId": peer_echo(session_id, quote=False)},
     )
 
 
@@ -181,7 +175,7 @@ class PermissionTracker:
             if len(pending) >= self.limit:
                 raise AcpProtocolException.invalid_request(
                     f"Invalid request: {len(pending)} permission requests of session "
-                    f"{_echoed(session_id)!r} are already waiting for an answer (this "
+                    f"{peer_echo(session_id)} are already waiting for an answer (this "
                     f"client's limit is {self.limit}); wait for their answers"
                 )
             pending.add(req)
@@ -270,6 +264,10 @@ def install(
         _consumers_handler(SessionNotification, handlers.update_consumers, stream, thread, session),
     )
     session.add_close_listener(lambda _reason: stream.complete())
+    states = handlers.session_states
+    if states is not None:
+        stream.tap(states.on_update)  # first: the state has an update before anyone sees it
+        session.add_close_listener(lambda _reason: states.complete())
     session.set_notification_handler(
         ELICITATION_COMPLETE,
         _consumers_handler(

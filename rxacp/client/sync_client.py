@@ -25,16 +25,20 @@ from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
+from ..session._forward import ForwardedProperty
 from ..session.blocking import Waiter, wait_for
-from ._calls import ClosesGracefully
+from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
 from .async_client import AcpAsyncClient, RequestLike
 from .cancellation import CancellationSignal
 from .consumers import ConsumerThread
+from .read_model import SessionState
 from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # models for annotations only
     from .. import schema
+    from ..schema.v2 import InitializeRequest as InitializeRequestV2
+    from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
 
@@ -68,11 +72,11 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         self,
         delegate: AcpAsyncClient,
         *,
-        request_timeout: float | None,
+        request_timeout: Duration | None,
         consumer_thread: ConsumerThread | None = None,
     ) -> None:
         self._async = delegate
-        self._request_timeout = request_timeout
+        self._request_timeout = to_seconds(request_timeout, name="request_timeout")
         self._consumers = consumer_thread
         self._wait: Waiter = _DEFAULT_WAIT
 
@@ -138,24 +142,20 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         """The async client this one blocks on."""
         return self._async
 
-    @property
-    def session(self) -> AcpSession:
-        """The JSON-RPC engine of this connection (advanced use)."""
-        return self._async.session
-
-    @property
-    def agent_capabilities(self) -> NegotiatedCapabilities | None:
-        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
-        return self._async.agent_capabilities
-
-    @property
-    def initialize_response(self) -> schema.InitializeResponse | None:
-        """The agent's ``initialize`` answer (``None`` before it answered)."""
-        return self._async.initialize_response
+    # the async client's state, the same here (one declaration each, in AcpAsyncClient)
+    session = ForwardedProperty[AcpSession]("_async", AcpAsyncClient)
+    agent_capabilities = ForwardedProperty[NegotiatedCapabilities | None]("_async", AcpAsyncClient)
+    initialize_response = ForwardedProperty["schema.InitializeResponse | None"](
+        "_async", AcpAsyncClient
+    )
+    protocol_version = ForwardedProperty[int]("_async", AcpAsyncClient)
+    client_capabilities = ForwardedProperty[Any]("_async", AcpAsyncClient)
+    prompt_timeout = ForwardedProperty[float | None]("_async", AcpAsyncClient)
+    pending_permission_requests = ForwardedProperty[int]("_async", AcpAsyncClient)
 
     # ------------------------------------------------------------------ methods
     def initialize(
-        self, request: schema.InitializeRequest | RequestLike | None = None
+        self, request: schema.InitializeRequest | InitializeRequestV2 | RequestLike | None = None
     ) -> schema.InitializeResponse:
         """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
         return self._block(self._async.initialize(request), m.INITIALIZE)
@@ -168,7 +168,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         return self._block(self._async.close_session(request), m.SESSION_CLOSE)
 
     def prompt(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> schema.PromptResponse:
         """``session/prompt``: blocks until the turn's answer (all its updates were consumed).
 
@@ -182,7 +184,9 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         )
 
     def prompt_turn(
-        self, request: schema.PromptRequest | RequestLike, stop: CancellationSignal | None = None
+        self,
+        request: schema.PromptRequest | PromptRequestV2 | RequestLike,
+        stop: CancellationSignal | None = None,
     ) -> Iterator[schema.AcpModel]:
         """``session/prompt`` as an iterator: each ``SessionUpdate`` of the turn, in order, then
         the ``PromptResponse`` (the blocking twin of ``AcpAsyncClient.prompt_turn``)::
@@ -219,10 +223,26 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
             buffer.close()
             subscription.dispose()
 
+    def session_state(self, session_id: str) -> SessionState:
+        """The session's latest read model snapshot (the blocking twin of
+        ``AcpAsyncClient.session_state``, which is the live Observable of them). After a
+        blocking call returned, it includes every update that came before that answer —
+        including those sent before the ``session/new`` answer. ``RuntimeError`` when the
+        builder did not turn the read model on (``track_session_states()``; off by default)."""
+        return self._async._require_states().latest(str(session_id))
+
+    def cancel_tool_call(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``tool_call/cancel`` (blocking :meth:`AcpAsyncClient.cancel_tool_call`)."""
+        return self._block(self._async.cancel_tool_call(request), "tool_call/cancel")
+
+    def cancel_terminal(self, request: RequestLike | schema.AcpModel) -> Any:
+        """ACP v2 ``terminal/cancel`` (blocking :meth:`AcpAsyncClient.cancel_terminal`)."""
+        return self._block(self._async.cancel_terminal(request), "terminal/cancel")
+
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests
-        ``cancelled``)."""
-        self._async.cancel(notification)
+        ``cancelled`` first)."""
+        send_now(self._async.cancel(notification))
 
     def ext_method(self, method: str, params: Any = None) -> Any:
         """Call an extension method (name starts with ``_``); returns the raw result JSON."""
@@ -230,15 +250,20 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
 
     def ext_notification(self, method: str, params: Any = None) -> None:
         """Send an extension notification (name starts with ``_``)."""
-        self._async.ext_notification(method, params)
+        send_now(self._async.ext_notification(method, params))
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""
         self._async.close()
 
-    def close_gracefully(self, timeout: Duration | None = None) -> None:
+    def close_gracefully(self, timeout: Duration | None = None) -> bool:
         """Drain queued notifications (through the consumers) and flush writes, then close.
-        Idempotent."""
-        self._async.close_gracefully(timeout)
-        self._flush_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        Idempotent. Blocks; returns True when the connection ended and the consumers ran
+        within the bound (Java's ``AcpSyncClient.closeGracefully()`` → ``boolean``).
+
+        ``timeout``: a ``timedelta`` or seconds (default the request timeout).
+        """
+        closed = self._async.close_gracefully(timeout)
+        flushed = self.wait_for_consumers(to_seconds(timeout, name="timeout") or WAIT_SLACK_SECONDS)
+        return closed.done and closed.error is None and flushed

@@ -29,9 +29,14 @@ Use it with either builder (one call registers all five handlers and the close h
     terminals = LocalTerminals(["/home/me/project"])
     terminals.install(AcpClient.sync(transport))      # or AcpClient.async_(transport)
 
-This module is *not* responsible for a pseudo-terminal (commands see pipes, not a TTY), for
+Killing a command kills its process group and also the descendants that left it (``setsid``):
+those found below the command while it runs, and whoever still holds its output pipe after it
+exited (Linux ``/proc``; elsewhere only the group is killed).
+
+This module is *not* responsible for a pseudo-terminal (commands see pipes, not a TTY) or for
 sandboxing the command (it runs with this process's rights; ``cwd`` confinement is not a
-jail), or for descendants that leave the process group (``setsid``): those are not killed.
+jail; a descendant that left the group *and* closed the output pipe after the command
+exited is out of reach).
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from ..errors import AcpProtocolException
+from .._durations import Duration, wait_seconds
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     CreateTerminalRequest,
     CreateTerminalResponse,
@@ -97,7 +103,7 @@ class LocalTerminals:
         max_running: int = 16,
         max_terminals: int = 64,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        reap_timeout: float = 5.0,
+        reap_timeout: Duration = 5.0,
         on_spawn: Callable[[list[str], str], None] | None = None,
     ) -> None:
         self._workspace = WorkspaceFileSystem(roots)
@@ -115,7 +121,7 @@ class LocalTerminals:
         self.max_running = max_running
         self.max_terminals = max_terminals
         self.max_output_bytes = max_output_bytes
-        self.reap_timeout = reap_timeout
+        self.reap_timeout = wait_seconds(reap_timeout, default=5.0, name="reap_timeout")
         self._lock = threading.Lock()
         self._terminals: dict[str, LocalTerminal] = {}
         self._ids = itertools.count(1)
@@ -142,7 +148,8 @@ class LocalTerminals:
             term = self._terminals.get(terminal_id)
         if term is None or term.released or term.session_id != session_id:
             raise AcpProtocolException.resource_not_found(
-                f"unknown terminal {terminal_id!r} for this session (never created, or released)"
+                f"unknown terminal {peer_echo(terminal_id)} for this session "
+                "(never created, or released)"
             )
         return term
 
@@ -167,7 +174,9 @@ class LocalTerminals:
         except AcpProtocolException as exc:
             raise AcpProtocolException.invalid_params(f"cwd: {exc.message}") from None
         if not os.path.isdir(real):
-            raise AcpProtocolException.invalid_params(f"cwd {cwd!r} is not an existing directory")
+            raise AcpProtocolException.invalid_params(
+                f"cwd {peer_echo(cwd)} is not an existing directory"
+            )
         return real
 
     def _env(self, request: CreateTerminalRequest) -> dict[str, str]:
@@ -176,7 +185,8 @@ class LocalTerminals:
             name, value = var.name, var.value
             if not name or "=" in name or "\x00" in name or "\x00" in value:
                 raise AcpProtocolException.invalid_params(
-                    f"invalid environment variable name {name!r} (or a NUL byte in its value)"
+                    f"invalid environment variable name {peer_echo(name)} "
+                    "(or a NUL byte in its value)"
                 )
             env[name] = value
         return env
@@ -227,15 +237,15 @@ class LocalTerminals:
                 else ""
             )
             raise AcpProtocolException.invalid_params(
-                f"command not found: {argv[0]!r}{hint}"
+                f"command not found: {peer_echo(argv[0])}{hint}"
             ) from None
         except PermissionError:
             raise AcpProtocolException.invalid_params(
-                f"command is not executable: {argv[0]!r}"
+                f"command is not executable: {peer_echo(argv[0])}"
             ) from None
         except OSError as exc:
             raise AcpProtocolException.invalid_params(
-                f"cannot start {argv[0]!r}: {os.strerror(exc.errno or 0)}"
+                f"cannot start {peer_echo(argv[0])}: {os.strerror(exc.errno or 0)}"
             ) from None
 
     # ------------------------------------------------------------------ handlers (blocking)
@@ -381,11 +391,13 @@ class LocalTerminals:
         self._release(terms, wait=False)
         return len(terms)
 
-    def join(self, timeout: float) -> bool:
-        """Wait until every command started here was reaped; False if ``timeout`` passed."""
+    def join(self, timeout: Duration) -> bool:
+        """Wait until every command started here was reaped; False if ``timeout`` (a
+        ``timedelta`` or seconds, per command) passed."""
+        seconds = wait_seconds(timeout, default=0.0)
         with self._lock:
             terms = [*self._terminals.values(), *self._reaping]
-        return all(term.exited.wait(timeout) for term in terms)
+        return all(term.exited.wait(seconds) for term in terms)
 
     def __enter__(self) -> LocalTerminals:
         return self

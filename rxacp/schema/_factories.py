@@ -224,6 +224,16 @@ class SessionNotificationFactories(_Mixin):
             {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}},
         )
 
+    def message_text(self) -> str:
+        """The text this update adds to the agent's message: the text of an
+        ``agent_message_chunk`` with a text block, else ``""`` (a plan, a tool call, a thought,
+        an image, ...), so a consumer can print every update without looking at its kind."""
+        update = getattr(self, "update", None)
+        if getattr(update, "session_update", None) != "agent_message_chunk":
+            return ""
+        text = getattr(getattr(update, "content", None), "text", None)
+        return text if isinstance(text, str) else ""
+
 
 class SetSessionConfigOptionRequestFactories(_Mixin):
     """Factories for ``SetSessionConfigOptionRequest`` (``session/set_config_option``)."""

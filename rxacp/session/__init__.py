@@ -8,18 +8,18 @@ the blocking wait, the engine's parts) lives in its submodules (``rxacp.session.
 
 from __future__ import annotations
 
+from .completion import Completion
 from .incoming import CancelRequestHook, IncomingNotification, IncomingRequest
 from .observable import AcpObservable, as_acp_observable
 from .session import CANCEL_REQUEST, AcpSession, NotificationHandler, RequestHandler
-from .signal import CancelReason
 from .stats import SessionStats
 
 __all__ = [
     "CANCEL_REQUEST",
     "AcpObservable",
     "AcpSession",
-    "CancelReason",
     "CancelRequestHook",
+    "Completion",
     "IncomingNotification",
     "IncomingRequest",
     "NotificationHandler",

@@ -34,7 +34,8 @@ from typing import Any
 import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
-from reactivex.observer.autodetachobserver import AutoDetachObserver
+
+from .._compat import auto_detach, detach_attach, detach_fail, subscribe_core
 
 __all__ = ["subscribe_direct"]
 
@@ -58,21 +59,23 @@ def subscribe_direct(
     stop at its first terminal event by itself (see the module doc)."""
     if observer is not None:
         try:
-            bare: Any = source._subscribe_core(observer, scheduler)
+            bare: Any = subscribe_core(source, observer, scheduler)
         except Exception as exc:
             observer.on_error(exc)  # ignored by an observer that already stopped
             return _NOTHING
         if bare is None:
             return _NOTHING
         return bare if hasattr(bare, "dispose") else Disposable(bare)
-    detach: AutoDetachObserver[Any] = AutoDetachObserver(on_next, on_error, on_completed)
+    detach = auto_detach(on_next, on_error, on_completed)
     try:
-        subscription: Any = source._subscribe_core(detach, scheduler)
+        subscription: Any = subscribe_core(source, detach, scheduler)
     except Exception as exc:
-        if not detach.fail(exc):
+        if not detach_fail(detach, exc):
             raise
     else:
-        if not hasattr(subscription, "dispose"):  # a bare dispose function
+        if subscription is None:
+            subscription = _NOTHING
+        elif not hasattr(subscription, "dispose"):  # a bare dispose function
             subscription = Disposable(subscription)
-        detach.subscription = subscription
+        detach_attach(detach, subscription)
     return Disposable(detach.dispose)

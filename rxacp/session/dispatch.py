@@ -23,7 +23,13 @@ from reactivex import abc
 from reactivex.disposable import Disposable
 
 from .. import jsonrpc
-from ..errors import AcpConnectionException, AcpErrorCodes, AcpProtocolException, exception_to_error
+from ..errors import (
+    AcpConnectionException,
+    AcpErrorCodes,
+    AcpProtocolException,
+    exception_to_error,
+    peer_echo,
+)
 from .adapters import as_observable
 from .incoming import IncomingRequest
 from .observable import AcpObservable
@@ -192,7 +198,7 @@ class InFlightRequests:
             self._write_error(
                 rid,
                 AcpErrorCodes.INVALID_REQUEST,
-                f"Invalid request: id {rid!r} is already in flight",
+                f"Invalid request: id {peer_echo(rid)} is already in flight",
             )
             return
         handler = self.handlers.get(msg.method)

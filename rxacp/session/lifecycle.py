@@ -27,12 +27,17 @@ from typing import Any
 
 from ..errors import AcpConnectionException, AcpException, exception_text
 from ..transport.base import AcpTransport
+from .completion import Completion
 from .loop import LoopRunner
 from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
 
 __all__ = ["Lifecycle"]
 
 _log = logging.getLogger("rxacp.session")
+
+CLOSE_MARGIN = 10.0
+"""Seconds a caller waits for a close beyond its graceful bound: the time the transport gets to
+close (an agent process: stdin closed, SIGTERM, SIGKILL) once every pending request settled."""
 
 Settle = Callable[[AcpConnectionException, bool], None]
 """``settle(reason, hard)``: end the connection for ``reason`` (loop thread)."""
@@ -76,6 +81,9 @@ class Lifecycle:
         self._close_claimed = False
         self._close_task: asyncio.Task[None] | None = None  # a close started on the loop
         self._eof_task: asyncio.Task[None] | None = None
+        self.closed = Completion("close")
+        """Settles once a close (of either kind) finished: the connection ended, its transport
+        closed and what it owns was released."""
 
     # ------------------------------------------------------------------ start
     def start(self, timeout: float) -> None:
@@ -107,10 +115,8 @@ class Lifecycle:
 
     def ensure_started(self) -> None:
         """Start in the background (on the loop) unless started already."""
-        with self._lock:
-            if self._state.phase != NEW:
-                return
-            self._state.phase = STARTING
+        if not self._state.advance(NEW, STARTING):
+            return
         self._start_task = self._runner.loop.create_task(self._start())
 
     def release_start_waiters(self) -> None:
@@ -145,9 +151,10 @@ class Lifecycle:
         self._close_once(self._close_now, timeout)
 
     def close_gracefully(self, bound: float) -> None:
-        """Stop taking new work, wait (up to ``bound`` s per step) for queued incoming work and
-        the transport's writes, then close."""
-        self._close_once(lambda: self._close_gracefully(bound), bound + 10.0)
+        """Stop taking new work, wait for queued incoming work and the transport's writes, then
+        close. ``bound`` is one deadline shared by both waits; the close itself (settling every
+        pending request, closing the transport) runs after it whatever the waits did."""
+        self._close_once(lambda: self._close_gracefully(bound), bound + CLOSE_MARGIN)
 
     async def wait_closed_async(self) -> None:
         """Wait until the connection ended and, when the close was started on the connection's
@@ -176,16 +183,29 @@ class Lifecycle:
             return
         try:
             self._runner.run(closing(), timeout)
-        except Exception:  # pragma: no cover - best effort
-            _log.debug("close did not finish cleanly", exc_info=True)
+        except Exception:
+            # the close overran its wait (a transport that does not close): whatever it did,
+            # every pending request still settles before the loop stops (DESIGN §3)
+            _log.warning("close did not finish within %.1f s", timeout, exc_info=True)
+            self._settle_from_outside(AcpConnectionException("connection closed"))
         self._finish_close()
 
-    async def _close_gracefully(self, bound: float) -> None:
-        if self._state.phase == OPEN:
-            self._state.phase = CLOSING
+    def _settle_from_outside(self, reason: AcpConnectionException) -> None:
+        """Settle from a thread other than the loop's, waiting a bounded time for the loop."""
         try:
-            await asyncio.wait_for(self._drained(), bound)
-            await asyncio.wait_for(self._transport.drain(), bound)
+            self._runner.run(self._settle_now(reason), CLOSE_MARGIN)
+        except Exception:  # the loop itself is stuck: nothing more can be done from here
+            _log.error("could not settle the connection: its loop does not run", exc_info=True)
+
+    async def _settle_now(self, reason: AcpConnectionException) -> None:
+        self._settle(reason, True)
+
+    async def _close_gracefully(self, bound: float) -> None:
+        self._state.advance(OPEN, CLOSING)
+        try:
+            async with asyncio.timeout(bound):  # one deadline for both waits
+                await self._drained()
+                await self._transport.drain()
         except TimeoutError:
             _log.warning("graceful close: drain did not finish within %.1f s", bound)
         await self._close_now("connection closed gracefully")
@@ -214,5 +234,8 @@ class Lifecycle:
             self._finish_close()
 
     def _finish_close(self) -> None:
-        self._release()
-        self._runner.stop()
+        try:
+            self._release()
+        finally:
+            self.closed.complete()
+            self._runner.stop()

@@ -23,6 +23,7 @@ import reactivex
 from reactivex import abc
 from reactivex.disposable import Disposable
 
+from .._compat import running_loop, subscribe_core
 from .._durations import Duration, to_seconds
 from .blocking import wait_for
 from .direct import subscribe_direct
@@ -244,7 +245,7 @@ class AcpObservable(reactivex.Observable[_T]):
         sink = _FutureSink(future, loop)
         subscription: Any
         try:  # a bare sink, not subscribe(): awaiting needs none of the Rx observer wrappers
-            subscription = self._subscribe_core(sink, None)
+            subscription = subscribe_core(self, sink)
         except Exception as exc:
             sink.on_error(exc)
             subscription = None
@@ -284,7 +285,7 @@ class _FutureSink(abc.ObserverBase[Any]):
             self._settle(self._succeed, self.last)
 
     def _settle(self, fn: Callable[[Any], None], value: Any) -> None:
-        if asyncio._get_running_loop() is self.loop:
+        if running_loop() is self.loop:
             fn(value)
         else:
             # a closed awaiting loop means nobody is waiting any more

@@ -12,6 +12,7 @@ This module is *not* responsible for incoming requests, ordering or the connecti
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ from ..errors import (
     AcpTimeoutException,
     error_to_exception,
 )
-from ..schema._base import validation_errors
+from ..schema._base import first_invalid, validation_errors
 from .abandoned import CANCEL_REQUEST, AbandonedRequests
 from .graceful import current_trigger
 from .observable import AcpObservable
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from .stats import SessionStats
 
 __all__ = ["CANCEL_REQUEST", "DEFAULT_TIMEOUT", "PendingRequests"]
+
+_PEER = {"client": "the agent", "agent": "the client"}
+"""Who sent an answer, by this side's role (for error messages)."""
 
 _log = logging.getLogger("rxacp.session")
 
@@ -86,6 +90,9 @@ class PendingRequests:
         self._next_id = 0
         self.abandoned = AbandonedRequests(role)
         """Whether the peer takes ``$/cancel_request``; who waits for late answers."""
+        self.capture_context = False
+        """Write each request in the ``contextvars`` context it was subscribed in (set by
+        tracing, so a request's span has the subscriber's current span as its parent)."""
 
     def __len__(self) -> int:
         return len(self._table)
@@ -145,7 +152,11 @@ class PendingRequests:
                 self._fail(pending, self._state.refusal())
                 return Disposable()
             trigger = current_trigger()
-            self._runner.call(lambda: self._start(pending))
+            if self.capture_context:
+                context = contextvars.copy_context()
+                self._runner.call(lambda: context.run(self._start, pending))
+            else:
+                self._runner.call(lambda: self._start(pending))
             disposable = Disposable(lambda: self._dispose(pending))
             if trigger is None:
                 return disposable
@@ -300,11 +311,11 @@ class PendingRequests:
                 try:
                     result = pending.result_type.from_wire(result if result is not None else {})
                 except pydantic.ValidationError as exc:
+                    peer = _PEER.get(self._role, "the peer")
                     observer.on_error(
                         AcpProtocolException(
                             AcpErrorCodes.INTERNAL_ERROR,
-                            f"invalid {pending.method} result from the peer: "
-                            f"{exc.error_count()} validation error(s)",
+                            f"{peer} sent an invalid {pending.method} result: {first_invalid(exc)}",
                             validation_errors(exc),
                         )
                     )

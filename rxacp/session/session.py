@@ -46,6 +46,7 @@ from ..errors import AcpConnectionException
 from ..transport.base import AcpTransport
 from ._forward import Forwarded
 from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
+from .completion import Completion
 from .dispatch import InFlightRequests, RequestHandler, run_blocking
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
@@ -54,7 +55,7 @@ from .observable import AcpObservable
 from .requests import CANCEL_REQUEST, PendingRequests
 from .state import ConnectionState
 from .stats import SessionStats
-from .wire import Wire
+from .wire import Wire, WireObserver
 from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
@@ -244,6 +245,22 @@ class AcpSession:
         """
         self._inbox.handlers[method] = (handler, ordered)
 
+    @property
+    def accept_batches(self) -> bool:
+        """Whether incoming JSON-RPC batch arrays are handled (ACP v2 connections) instead of
+        answered with one ``-32600`` (v1, the default)."""
+        return self._wire.batches
+
+    @accept_batches.setter
+    def accept_batches(self, enabled: bool) -> None:
+        self._wire.batches = bool(enabled)
+
+    def remove_handler(self, method: str) -> None:
+        """Forget the request and notification handlers of ``method`` (a connection whose
+        ``initialize`` chose another protocol version registers that version's handlers)."""
+        self._in_flight.handlers.pop(method, None)
+        self._inbox.handlers.pop(method, None)
+
     def has_request_handler(self, method: str) -> bool:
         """True when incoming ``method`` requests have a handler."""
         return method in self._in_flight.handlers
@@ -258,21 +275,35 @@ class AcpSession:
         self._in_flight.unhandled_hint = hint
 
     # ------------------------------------------------------------------ start
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the transport. Idempotent and thread-safe.
+    def start(self, timeout: Duration = 30.0) -> Completion:
+        """Start the transport. Idempotent and thread-safe; returns the start's
+        :class:`Completion` (``--None|`` once started, Java's ``start()`` ``Mono<Void>``).
 
-        From any thread but the loop's it blocks until the transport started and raises
-        :class:`AcpConnectionException` if it could not, or did not within ``timeout`` seconds.
-        On the loop thread it schedules the start (frames sent meanwhile are queued); use
-        :meth:`start_async` there to wait.
+        From any thread but the loop's it blocks until the transport started (the completion
+        is then already done) and raises :class:`AcpConnectionException` if it could not, or
+        did not within ``timeout`` (a ``timedelta`` or seconds). On the loop thread it
+        schedules the start (frames sent meanwhile are queued) and the completion settles
+        when it finished (``--X`` if it failed); :meth:`start_async` waits there too.
         """
-        self._life.start(timeout)
+        if self._runner.in_loop():
+            self._life.ensure_started()
+            return Completion.of_awaitable(self.loop, self.start_async, "start")
+        self._life.start(to_seconds(timeout, name="timeout") or 30.0)
+        return Completion.of_done("start")
 
     async def start_async(self) -> None:
         """Start the transport from code running on the connection's loop, and wait for it."""
         await self._life.start_async()
 
     # ------------------------------------------------------------------ close
+    def set_wire_observer(self, observer: WireObserver) -> None:
+        """Show ``observer`` every message this connection writes (it may add to it, e.g.
+        trace context in ``params._meta``) and reads, on the loop; set it before the
+        connection starts. Requests are then written in the ``contextvars`` context they were
+        subscribed in. ``rxacp.tracing`` installs its tracer here."""
+        self._wire.observer = observer
+        self._pending.capture_context = True
+
     def add_close_listener(self, listener: Callable[[AcpConnectionException], None]) -> None:
         """Call ``listener(reason)`` on the loop when the connection ends (now, if it has)."""
         if self._conn.error is not None and self._conn.terminated.is_set():
@@ -280,9 +311,10 @@ class AcpSession:
         else:
             self._runner.call(lambda: self._conn.add_listener(listener))
 
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the connection ended; False if ``timeout`` passed first."""
-        return self._conn.terminated.wait(timeout)
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the connection ended; False if ``timeout`` (a ``timedelta`` or seconds;
+        ``None`` waits as long as it takes) passed first."""
+        return self._conn.terminated.wait(to_seconds(timeout, name="timeout"))
 
     async def wait_closed_async(self) -> None:
         """Wait (in any asyncio loop) until the connection ended.
@@ -293,16 +325,17 @@ class AcpSession:
         """
         await self._life.wait_closed_async()
 
-    def close(self, timeout: float = 10.0) -> None:
+    def close(self, timeout: Duration = 10.0) -> None:
         """Close **at once**: pending requests error, handlers are disposed, the transport closes
         (the lifecycle vocabulary: ``close()`` immediate; ``close_gracefully()``, ``aclose()``
         and context managers graceful).
 
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
+        ``timeout`` (a ``timedelta`` or seconds) bounds the wait off the loop.
         """
-        self._life.close(timeout)
+        self._life.close(to_seconds(timeout, name="timeout") or 10.0)
 
-    async def aclose(self, timeout: float | None = None) -> None:
+    async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
         wait until the connection ended (on its own loop: until the transport closed too)."""
         if self._runner.in_loop():
@@ -311,14 +344,22 @@ class AcpSession:
         else:
             await asyncio.get_running_loop().run_in_executor(None, self.close_gracefully, timeout)
 
-    def close_gracefully(self, timeout: float | None = None) -> None:
-        """Stop taking new work, let queued notifications drain and writes flush, then close.
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Stop taking new work, let queued notifications drain and writes flush, then close;
+        returns the close's :class:`Completion` (``--None|`` once the connection ended; Java's
+        ``closeGracefully()`` ``Mono<Void>``).
 
-        The drain is bounded by ``timeout`` (default: the request timeout, or 60 s).
+        The drain is bounded by ``timeout`` (a ``timedelta`` or seconds; default: the request
+        timeout, or 60 s). Off the loop the call returns once the connection ended (a second
+        caller waits for the first close); on the loop the close is scheduled and the
+        completion settles when it finished.
         """
-        self._life.close_gracefully(
-            timeout if timeout is not None else (self._pending.request_timeout or 60.0)
-        )
+        bound = to_seconds(timeout, name="timeout") or self._pending.request_timeout or 60.0
+        self._life.close_gracefully(bound)
+        closed = self._life.closed
+        if not self._runner.in_loop() and not closed.wait(2 * bound + 10.0):
+            closed.fail(AcpConnectionException(f"close did not finish within {2 * bound + 10:g} s"))
+        return closed
 
     def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
         """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox;

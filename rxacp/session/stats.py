@@ -15,6 +15,8 @@ class SessionStats:
     ``invalid_messages``: JSON that is not a JSON-RPC message (answered ``-32600`` if it could
     be); ``oversized_frames``: lines over the transport's size cap (discarded);
     ``stray_responses``: responses to unknown or already settled ids (ignored);
+    ``malformed_unanswered``: malformed lines left unanswered because the peer had sent
+    nothing but malformed ones for a while (``rxacp.session.wire.MAX_MALFORMED_IN_A_ROW``);
     ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md);
     ``read_pauses``: times reading from the peer paused because consumers fell behind (or
     too many requests were held); ``requests_held``: incoming requests held because the
@@ -24,6 +26,7 @@ class SessionStats:
 
     __slots__ = (
         "invalid_messages",
+        "malformed_unanswered",
         "oversized_frames",
         "parse_errors",
         "producer_waits",
@@ -37,6 +40,7 @@ class SessionStats:
         self.invalid_messages = 0
         self.oversized_frames = 0
         self.stray_responses = 0
+        self.malformed_unanswered = 0
         self.producer_waits = 0
         self.read_pauses = 0
         self.requests_held = 0

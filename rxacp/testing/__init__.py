@@ -25,7 +25,7 @@ from .memory import InMemoryTransport, InMemoryTransportPair
 from .quiesce import quiesce
 
 if TYPE_CHECKING:
-    from .mocks import MockAcpAgent, MockAcpClient, RecordingTransport, WireFrame, start_agent
+    from .mocks import MockAcpAgent, MockAcpClient, RecordingTransport, start_agent
 
 __all__ = [
     "InMemoryTransport",
@@ -33,13 +33,12 @@ __all__ = [
     "MockAcpAgent",
     "MockAcpClient",
     "RecordingTransport",
-    "WireFrame",
     "check_transport_pair",
     "quiesce",
     "start_agent",
 ]
 
-_LAZY = {"MockAcpAgent", "MockAcpClient", "RecordingTransport", "WireFrame", "start_agent"}
+_LAZY = {"MockAcpAgent", "MockAcpClient", "RecordingTransport", "start_agent"}
 
 
 def __getattr__(name: str) -> Any:

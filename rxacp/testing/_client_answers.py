@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rxacp.errors import AcpProtocolException
+from rxacp.errors import AcpProtocolException, peer_echo
 from rxacp.schema import (
     CreateElicitationResponse,
     CreateTerminalRequest,
@@ -191,7 +191,9 @@ class CannedClientAnswers:
         with self._answers_lock:
             script = self._terminals.get(request.terminal_id)
         if script is None:
-            raise AcpProtocolException.invalid_params(f"unknown terminal {request.terminal_id!r}")
+            raise AcpProtocolException.invalid_params(
+                f"unknown terminal {peer_echo(request.terminal_id)}"
+            )
         return script
 
     def _output(self, request: Any) -> TerminalOutputResponse:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import reactivex
 
-from rxacp._durations import Duration
+from rxacp._durations import Duration, wait_seconds
 from rxacp.agent import AcpAgent, AcpSyncAgent, SyncPromptContext
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import (
@@ -122,10 +122,10 @@ class MockAcpAgent(MockPeer):
         agent_info: Implementation | Mapping[str, Any] | None = None,
         request_timeout: Duration | None = 5.0,
         cancel_grace_period: Duration | None = 5.0,
-        timeout: float = 5.0,
+        timeout: Duration = 5.0,
     ) -> None:
         super().__init__(transport)
-        self._timeout = timeout
+        self._timeout = timeout = wait_seconds(timeout, default=5.0)
         self._prompt_script: PromptScript = _canned_turn((), "end_turn", False, timeout)
         self._capabilities = _wire_or_none(agent_capabilities)
         self._info = _wire_or_none(agent_info) or {"name": "mock-agent", "version": "0"}
@@ -214,14 +214,14 @@ class MockAcpAgent(MockPeer):
         return [PromptRequest.from_wire(p) for p in self.calls("session/prompt")]
 
     def expect_received(
-        self, method: str, count: int = 1, timeout: float | None = None
+        self, method: str, count: int = 1, timeout: Duration | None = None
     ) -> list[Any]:
         """Wait until ``count`` ``method`` messages arrived; return all their raw params.
 
-        Raises ``AssertionError`` saying what arrived instead if ``timeout`` (default: the
-        mock's) passes first.
+        Raises ``AssertionError`` saying what arrived instead if ``timeout`` (a ``timedelta``
+        or seconds; default: the mock's) passes first.
         """
-        bound = self._timeout if timeout is None else timeout
+        bound = wait_seconds(timeout, default=self._timeout)
 
         def check() -> list[Any] | None:
             params = [p for m, p in self._traffic.received() if m == method]
@@ -237,7 +237,7 @@ class MockAcpAgent(MockPeer):
 
         return self._traffic.wait_until(check, bound, describe)
 
-    def expect_prompts(self, count: int, timeout: float | None = None) -> list[PromptRequest]:
+    def expect_prompts(self, count: int, timeout: Duration | None = None) -> list[PromptRequest]:
         """Wait until ``count`` prompts arrived (bounded); return every prompt, parsed."""
         params = self.expect_received("session/prompt", count, timeout)
         return [PromptRequest.from_wire(p) for p in params]

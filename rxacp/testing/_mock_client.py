@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rxacp._durations import Duration
+from rxacp._durations import Duration, wait_seconds
 from rxacp.client import AcpClient, AcpSyncClient, CancellationSignal
 from rxacp.schema import (
     AcpModel,
@@ -74,12 +74,13 @@ class MockAcpClient(MockPeer, CannedClientAnswers):
         client_info: Implementation | Mapping[str, Any] | None = None,
         auto_initialize: bool = True,
         request_timeout: Duration | None = 5.0,
-        timeout: float = 5.0,
+        timeout: Duration = 5.0,
         cwd: str = "/",
     ) -> None:
         MockPeer.__init__(self, transport)
         CannedClientAnswers.__init__(self)
-        self.timeout = timeout
+        self.timeout: float = wait_seconds(timeout, default=5.0)
+        """The bound of every wait, in seconds (given as a ``timedelta`` or seconds)."""
         self.cwd = cwd
         self._auto_initialize = auto_initialize
         self._updates: list[SessionNotification] = []
@@ -172,7 +173,7 @@ class MockAcpClient(MockPeer, CannedClientAnswers):
         prompt: str | PromptRequest | Sequence[Any],
         *,
         session_id: str | None = None,
-        timeout: float | None = None,
+        timeout: Duration | None = None,
     ) -> PromptResponse:
         """Send a prompt (text, a ``PromptRequest`` or content blocks) and wait for its answer.
 
@@ -202,7 +203,7 @@ class MockAcpClient(MockPeer, CannedClientAnswers):
         prompt: str | PromptRequest | Sequence[Any] = "hello",
         *,
         session_id: str | None = None,
-        timeout: float | None = None,
+        timeout: Duration | None = None,
     ) -> PromptResponse:
         """Prompt, wait for ``n_updates`` updates of that session, cancel, return the answer.
 
@@ -275,7 +276,7 @@ class MockAcpClient(MockPeer, CannedClientAnswers):
         return "".join(parts)
 
     def expect_updates(
-        self, count: int, timeout: float | None = None, *, session_id: str | None = None
+        self, count: int, timeout: Duration | None = None, *, session_id: str | None = None
     ) -> list[SessionNotification]:
         """Wait until ``count`` updates arrived (of ``session_id`` if given); return them all.
 
@@ -308,8 +309,8 @@ class MockAcpClient(MockPeer, CannedClientAnswers):
             closer()
 
     # ------------------------------------------------------------------ internals
-    def _bound(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else timeout
+    def _bound(self, timeout: Duration | None) -> float:
+        return wait_seconds(timeout, default=self.timeout)
 
     def _seen(self, what: str) -> str:
         kinds = [str(getattr(u.update, "session_update", "?")) for u in self.updates]

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Self, TypeVar
 
 import reactivex
 
-from rxacp._durations import Duration
-from rxacp.session import IncomingRequest
+from rxacp._durations import Duration, to_seconds, wait_seconds
+from rxacp.session import Completion, IncomingRequest
 from rxacp.transport.base import AcpTransport
 
 from ._traffic import RecordingTransport, TrafficLog, WireFrame
@@ -126,9 +126,14 @@ class MockPeer:
         """Stop the mock and join its threads. Idempotent."""
         raise NotImplementedError
 
-    def close_gracefully(self) -> None:
-        """Close (Java ``closeGracefully``); :meth:`close` already lets answers in flight go."""
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Close (Java ``closeGracefully``); :meth:`close` already lets answers in flight go.
+        Returns the close's :class:`~rxacp.session.Completion`, already done (so
+        ``mock.close_gracefully().block(timeout)`` works); ``timeout`` is accepted for the
+        Java signature (a ``timedelta`` or seconds) and checked."""
+        to_seconds(timeout, name="timeout")
         self.close()
+        return Completion.of_done("mock close")
 
     @classmethod
     def create_default(cls, transport: AcpTransport | None = None) -> Self:
@@ -163,9 +168,10 @@ class MockBuilder(Generic[_M]):
         """Timeout of the mock's own requests to its peer (default 5 s)."""
         return self._option("request_timeout", timeout)
 
-    def timeout(self, seconds: float) -> Self:
-        """Bound of the mock's own waits (``expect_*``; default 5 s)."""
-        return self._option("timeout", seconds)
+    def timeout(self, seconds: Duration) -> Self:
+        """Bound of the mock's own waits (``expect_*``, ``prompt``; a ``timedelta`` or
+        seconds; default 5 s)."""
+        return self._option("timeout", wait_seconds(seconds, default=5.0))
 
     def _create(self) -> _M:
         raise NotImplementedError

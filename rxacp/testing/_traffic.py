@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 import reactivex
 
+from rxacp._durations import Duration, wait_seconds
 from rxacp.transport.base import AcpTransport, Frame
 from rxacp.transport.tap import WireFrame, WireTapTransport
 
@@ -70,16 +71,15 @@ class TrafficLog:
         ]
 
     def wait_until(
-        self, check: Callable[[], _T | None], timeout: float, describe: Callable[[], str]
+        self, check: Callable[[], _T | None], timeout: Duration, describe: Callable[[], str]
     ) -> _T:
         """Wait until ``check()`` returns something other than ``None`` and return it.
 
-        Raises ``AssertionError(describe())`` if ``timeout`` seconds pass first.
-        ``check`` runs with :attr:`cond` held; it must be quick and must not block.
+        Raises ``AssertionError(describe())`` if ``timeout`` (a ``timedelta`` or seconds; ``0``
+        checks once) passes first. ``check`` runs with :attr:`cond` held; it must be quick and
+        must not block.
         """
-        if timeout < 0:
-            raise ValueError(f"timeout must be >= 0, got {timeout}")
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + wait_seconds(timeout, default=0.0)
         with self.cond:
             while True:
                 value = check()
@@ -155,7 +155,7 @@ class PendingCall:
         value = self._box.get("value")
         return f"stop reason {getattr(value, 'stop_reason', value)!r}"
 
-    def result(self, timeout: float, describe: Callable[[], str]) -> Any:
+    def result(self, timeout: Duration, describe: Callable[[], str]) -> Any:
         try:
             self._traffic.wait_until(lambda: True if self.done else None, timeout, describe)
         except AssertionError:

@@ -22,6 +22,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rxacp._durations import Duration, wait_seconds
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, JsonValue, TransportClosed
 
 __all__ = [
@@ -129,8 +130,9 @@ async def _with_pair(
         await pair.close(timeout)
 
 
-async def check_frames_arrive_intact(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def check_frames_arrive_intact(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """Frames (ASCII, non-ASCII, escaped newlines and a 20 MiB frame) arrive unchanged."""
+    timeout = wait_seconds(timeout, default=10.0)
 
     async def body(p: _Pair) -> None:
         for src, dst, name in ((p.a, p.rb, "a->b"), (p.b, p.ra, "b->a")):
@@ -156,8 +158,9 @@ async def check_frames_arrive_intact(make_pair: MakePair, *, timeout: float = 10
     await _with_pair(make_pair, timeout, body)
 
 
-async def check_frames_arrive_in_order(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def check_frames_arrive_in_order(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """10,000 frames each way arrive complete and in send order."""
+    timeout = wait_seconds(timeout, default=10.0)
 
     async def body(p: _Pair) -> None:
         for i in range(ORDERED_FRAMES):
@@ -178,9 +181,10 @@ async def check_frames_arrive_in_order(make_pair: MakePair, *, timeout: float = 
 
 
 async def check_close_propagates_to_both_sides(
-    make_pair: MakePair, *, timeout: float = 10.0
+    make_pair: MakePair, *, timeout: Duration = 10.0
 ) -> None:
     """Closing either end → on_closed exactly once on both ends (tried from each side)."""
+    timeout = wait_seconds(timeout, default=10.0)
     for first in ("a", "b"):
         a, b = make_pair()
         p = _Pair(a, b)
@@ -201,8 +205,11 @@ async def check_close_propagates_to_both_sides(
             )
 
 
-async def check_send_after_close_is_a_no_op(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def check_send_after_close_is_a_no_op(
+    make_pair: MakePair, *, timeout: Duration = 10.0
+) -> None:
     """send() after close() neither raises nor delivers; the peer may send after seeing EOF."""
+    timeout = wait_seconds(timeout, default=10.0)
 
     async def body(p: _Pair) -> None:
         p.a.send(_frame(p.a, {"before": "close"}))
@@ -224,8 +231,9 @@ async def check_send_after_close_is_a_no_op(make_pair: MakePair, *, timeout: flo
     await _with_pair(make_pair, timeout, body)
 
 
-async def check_close_while_busy(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def check_close_while_busy(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """close() while many frames are in flight both ways returns promptly and cleanly."""
+    timeout = wait_seconds(timeout, default=10.0)
 
     async def body(p: _Pair) -> None:
         payload = "y" * 8192
@@ -244,8 +252,9 @@ async def check_close_while_busy(make_pair: MakePair, *, timeout: float = 10.0) 
     await _with_pair(make_pair, timeout, body)
 
 
-async def check_close_is_idempotent(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def check_close_is_idempotent(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """close() may be called again, and concurrently, without error or a second on_closed."""
+    timeout = wait_seconds(timeout, default=10.0)
 
     async def body(p: _Pair) -> None:
         for t, r in ((p.a, p.ra), (p.b, p.rb)):
@@ -267,14 +276,16 @@ CHECKS: tuple[Callable[..., Awaitable[None]], ...] = (
 """Every check, in the order :func:`check_transport_pair` runs them."""
 
 
-async def acheck_transport_pair(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+async def acheck_transport_pair(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """Run every check in :data:`CHECKS` on the running loop."""
+    timeout = wait_seconds(timeout, default=10.0)
     for check in CHECKS:
         await check(make_pair, timeout=timeout)
 
 
-def check_transport_pair(make_pair: MakePair, *, timeout: float = 10.0) -> None:
+def check_transport_pair(make_pair: MakePair, *, timeout: Duration = 10.0) -> None:
     """Run every conformance check in a fresh event loop; raise AssertionError on a failure."""
+    timeout = wait_seconds(timeout, default=10.0)
     asyncio.run(acheck_transport_pair(make_pair, timeout=timeout))
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from rxacp._durations import Duration, to_seconds
 from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport.base import (
     DEFAULT_MAX_FRAME_BYTES,
@@ -30,6 +31,9 @@ from rxacp.transport.base import (
     TransportClosed,
 )
 from rxacp.transport.framing import call_safely
+
+if TYPE_CHECKING:
+    from rxacp.session.completion import Completion
 
 __all__ = ["InMemoryTransport", "InMemoryTransportPair"]
 
@@ -52,8 +56,10 @@ class InMemoryTransport(AcpTransport):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False  # this end closed (sends dropped)
 
-    def close_blocking(self, timeout: float = 5.0) -> None:
-        """Close this end from another thread, on its own loop, waiting at most ``timeout``."""
+    def close_blocking(self, timeout: Duration = 5.0) -> None:
+        """Close this end from another thread, on its own loop, waiting at most ``timeout``
+        (a ``timedelta`` or seconds)."""
+        seconds = to_seconds(timeout, name="timeout")
         loop = self._loop
         if loop is None or loop.is_closed() or not loop.is_running():
             with self._lock:
@@ -61,9 +67,13 @@ class InMemoryTransport(AcpTransport):
             return
         future = asyncio.run_coroutine_threadsafe(self.close(), loop)
         try:
-            future.result(timeout)
+            future.result(seconds)
         except Exception:  # a closing peer must not fail the caller's teardown
             _log.debug("closing %s end failed", self.name, exc_info=True)
+
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._loop
 
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Attach to ``loop``; frames the peer sent before now are delivered right after."""
@@ -151,10 +161,28 @@ class InMemoryTransportPair:
         agent._peer = client
         return cls(client, agent)
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Close both ends, each on its own loop (an end never started is just marked closed).
-
-        Safe from any thread except the ends' loops; each close waits at most ``timeout``.
-        """
+    def close(self, timeout: Duration = 5.0) -> None:
+        """Close both ends at once, each on its own loop (an end never started is just marked
+        closed). Safe from any thread except the ends' loops; each close waits at most
+        ``timeout`` (a ``timedelta`` or seconds)."""
         for end in (self.client_transport, self.agent_transport):
             end.close_blocking(timeout)
+
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Close both ends gracefully (each end's ``close_gracefully``: drain, then close, on
+        its own loop); returns a :class:`~rxacp.session.Completion` of both (Java
+        ``transportPair.closeGracefully()``, already started)::
+
+            close_gracefully() ──▶ --None|     (both ends closed)
+
+        Off the ends' loops it returns once both closed (each bounded by ``timeout``, default
+        10 s). An end never started is marked closed.
+        """
+        from rxacp.session.completion import Completion  # the engine loads on first use only
+
+        parts = []
+        for end in (self.client_transport, self.agent_transport):
+            if end.started_loop() is None:
+                end.close_blocking(0)  # never started: just mark it closed
+            parts.append(end.close_gracefully(timeout))
+        return Completion.all_of(parts, "transport pair close")

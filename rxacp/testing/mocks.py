@@ -18,7 +18,7 @@ from ._client_answers import DEFAULT_CLIENT_CAPABILITIES, PermissionAnswer, Scri
 from ._mock_agent import DEFAULT_PROMPT_CAPABILITIES, MockAcpAgent, PromptScript
 from ._mock_builders import MockAcpAgentBuilder, MockAcpClientBuilder
 from ._mock_client import MockAcpClient
-from ._traffic import RecordingTransport, TrafficLog, WireFrame
+from ._traffic import RecordingTransport, TrafficLog
 
 __all__ = [
     "DEFAULT_CLIENT_CAPABILITIES",
@@ -32,6 +32,5 @@ __all__ = [
     "RecordingTransport",
     "ScriptedTerminal",
     "TrafficLog",
-    "WireFrame",
     "start_agent",
 ]

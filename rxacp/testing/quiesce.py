@@ -15,6 +15,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from .._durations import Duration, wait_seconds
+
 if TYPE_CHECKING:
     from ..session import AcpSession
 
@@ -23,7 +25,7 @@ __all__ = ["quiesce"]
 _POLL_S = 0.002
 
 
-def quiesce(target: Any, timeout: float = 30.0, *, workers: bool = True) -> None:
+def quiesce(target: Any, timeout: Duration = 30.0, *, workers: bool = True) -> None:
     """Block until ``target``'s connection is quiet (see the module doc).
 
     ``target`` is an :class:`~rxacp.session.AcpSession` or anything with a ``session``
@@ -36,6 +38,7 @@ def quiesce(target: Any, timeout: float = 30.0, *, workers: bool = True) -> None
 
     session = _session_of(target)
     pool = session.workers
+    timeout = wait_seconds(timeout, default=30.0)
     deadline = time.monotonic() + timeout
     while True:
         for _ in range(2):  # what the loop had queued, then what that work queued

@@ -2,7 +2,8 @@
 
 Run it with ``python -m rxacp.testing.reference_agent [--api sync|async|decorators]
 [--cancel-grace SECONDS] [--max-prompt-duration SECONDS] [--hold-prompt-while-cancelling]
-[--log-wire FILE]``. The prompt's text
+[--protocol-versions 1|1,2|2] [--log-wire FILE]``. With ``--protocol-versions 1,2`` it also
+serves ACP v2 (Draft) clients (``_reference_v2.py``); without it, v1 only. The prompt's text
 selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
 
 ==========================  ====================================================================
@@ -19,6 +20,13 @@ selects a behaviour (see :data:`~rxacp.testing._reference_script.BEHAVIOURS`):
 anything else               echoed
 ==========================  ====================================================================
 
+``--listen http://HOST:PORT`` serves it remotely instead (Streamable HTTP and WebSocket at
+``/acp``, one agent per connection; needs ``rxacp[http]``; ``--token``/``$RXACP_AGENT_TOKEN``
+requires a bearer token, ``--allow-origin`` lets a web page in). :func:`asgi_app` is the same
+app as a factory for any ASGI server: ``uvicorn --factory
+rxacp.testing.reference_agent:asgi_app`` (options from ``$RXACP_REFERENCE_API`` and
+``$RXACP_AGENT_TOKEN``).
+
 ``--help`` prints this vocabulary (:data:`~rxacp.testing._reference_script.VOCABULARY`).
 It also serves ``session/new`` (process-unique ids ``ref-<uuid>``), ``session/load`` (replays
 the history), ``session/list``, ``session/close`` and ``session/set_mode`` (modes ``default``
@@ -32,15 +40,17 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import sys
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent import AcpAgent, AcpAsyncAgent, AcpSyncAgent, PromptContext, SyncPromptContext
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AgentMessageChunk,
     CloseSessionRequest,
@@ -68,6 +78,7 @@ __all__ = [
     "MODES",
     "ReferenceOptions",
     "ReferenceSessions",
+    "asgi_app",
     "build_agent",
     "main",
     "package_version",
@@ -128,7 +139,7 @@ class ReferenceSessions:
             session = self._sessions.get(session_id)
         if session is None:
             raise AcpProtocolException.resource_not_found(
-                f"unknown session {session_id!r}; create one with session/new"
+                f"unknown session {peer_echo(session_id)}; create one with session/new"
             )
         return session
 
@@ -146,15 +157,23 @@ class ReferenceSessions:
     ) -> LoadSessionResponse:
         """``session/load``: replay the history as ``session/update``\\ s, then answer."""
         session = self._get(request.session_id)
-        with self._lock:
-            history = [(e.user, "".join(e.agent)) for e in session.history]
-        for user, agent in history:
+        for user, agent in self.history(request.session_id):
             for update in (
                 UserMessageChunk(content=TextContent(text=user)),
                 AgentMessageChunk(content=TextContent(text=agent)),
             ):
                 send(SessionNotification(session_id=request.session_id, update=update))
         return LoadSessionResponse(modes=self._modes(session.mode))
+
+    def history(self, session_id: str) -> list[tuple[str, str]]:
+        """A session's exchanges as ``(user text, agent text)`` (resource-not-found if none)."""
+        session = self._get(session_id)
+        with self._lock:
+            return [(e.user, "".join(e.agent)) for e in session.history]
+
+    def mode(self, session_id: str) -> str:
+        """A session's mode id (``default`` or ``fast``)."""
+        return self._get(session_id).mode
 
     def list_sessions(self, request: ListSessionsRequest) -> ListSessionsResponse:
         """``session/list``: every open session (of ``cwd``, if given)."""
@@ -179,11 +198,15 @@ class ReferenceSessions:
 
     def set_mode(self, request: SetSessionModeRequest) -> None:
         """``session/set_mode``: ``default`` or ``fast``."""
-        if request.mode_id not in dict(MODES):
+        self.set_mode_id(request.session_id, request.mode_id)
+
+    def set_mode_id(self, session_id: str, mode_id: str) -> None:
+        """Set a session's mode (``default`` or ``fast``; else invalid params)."""
+        if mode_id not in dict(MODES):
             raise AcpProtocolException.invalid_params(
-                f"unknown mode {request.mode_id!r}; available: {', '.join(dict(MODES))}"
+                f"unknown mode {peer_echo(mode_id)}; available: {', '.join(dict(MODES))}"
             )
-        self._get(request.session_id).mode = request.mode_id
+        self._get(session_id).mode = mode_id
 
     def script(self, request: PromptRequest) -> Script:
         """The behaviour script of a prompt, recording the exchange in the session's history."""
@@ -210,6 +233,8 @@ class ReferenceOptions:
     max_prompt_duration: float | None = None
     hold_prompt_while_cancelling: bool = False
     """Hold a prompt that arrives while its session's turn is cancelling (default: -32600)."""
+    protocol_versions: tuple[int, ...] = (1,)
+    """The ACP versions served: ``(1,)`` (default), ``(1, 2)`` or ``(2,)`` (v2 is a Draft)."""
 
     def apply(self, builder: Any) -> None:
         """Set these options on an agent builder (any of the three APIs')."""
@@ -231,6 +256,8 @@ def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) ->
     ``rxacp.agent.support`` and raises :class:`RuntimeError` naming it when it is missing.
     """
     sessions = ReferenceSessions()
+    if api == "decorators" and 2 in options.protocol_versions:
+        raise RuntimeError("ACP v2 (--protocol-versions with 2) needs --api sync or --api async")
     if api == "decorators":
         return _build_decorated(transport, options, sessions)
     if api not in ("sync", "async"):
@@ -258,6 +285,15 @@ def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) ->
     builder.close_session_handler(sessions.close_session)
     builder.set_session_mode_handler(sessions.set_mode)
     builder.prompt_handler(prompt_sync if api == "sync" else prompt_async)
+    if 2 in options.protocol_versions:
+        from ._reference_v2 import v2_handlers
+
+        def send_v2(note: dict[str, Any]) -> None:
+            holder[0].session.send_notification("session/update", note)
+
+        info = {"name": AGENT_NAME, "version": package_version(), "title": "rxacp reference agent"}
+        builder.protocol_v2(v2_handlers(api, sessions, info, send_v2, client_behind))
+        builder.protocol_versions(*options.protocol_versions)
     agent = builder.build()
     holder.append(agent)
     return agent
@@ -284,6 +320,16 @@ def _seconds(text: str) -> float:
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
     return value
+
+
+def _versions(text: str) -> tuple[int, ...]:
+    try:
+        versions = tuple(sorted({int(v) for v in text.split(",") if v.strip()}))
+    except ValueError:
+        versions = ()
+    if not versions or not set(versions) <= {1, 2}:
+        raise argparse.ArgumentTypeError(f"expected 1, 2 or 1,2, got {text!r}")
+    return versions
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -320,20 +366,97 @@ def _parser() -> argparse.ArgumentParser:
         "answered (default: answer it -32600); for clients that ask again right after "
         "session/cancel",
     )
+    parser.add_argument(
+        "--protocol-versions",
+        type=_versions,
+        default=(1,),
+        metavar="1|1,2|2",
+        help="ACP versions to serve (default 1; 2 is the v2 Draft, experimental): a client's "
+        "initialize picks one per connection",
+    )
     parser.add_argument("--log-wire", metavar="FILE", help="record JSON-RPC traffic as JSON lines")
+    parser.add_argument(
+        "--listen",
+        metavar="http://HOST:PORT",
+        help="serve remotely (Streamable HTTP and WebSocket at /acp, one agent per connection; "
+        "needs rxacp[http]) instead of on stdin/stdout",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("RXACP_AGENT_TOKEN"),
+        help="with --listen: require 'Authorization: Bearer TOKEN' (default $RXACP_AGENT_TOKEN)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --listen: a web page origin allowed in (browsers are refused); repeatable",
+    )
     return parser
+
+
+def asgi_app(
+    api: str | None = None,
+    options: ReferenceOptions | None = None,
+    **app_options: Any,
+) -> Any:
+    """The reference agent as an ASGI app (``AcpAsgiApp``): one agent per connection, over
+    Streamable HTTP and WebSocket at ``/acp``. With no arguments (``uvicorn --factory
+    rxacp.testing.reference_agent:asgi_app``) the API comes from ``$RXACP_REFERENCE_API``
+    (default ``sync``) and a bearer token from ``$RXACP_AGENT_TOKEN``; ``app_options`` go to
+    ``AcpAsgiApp`` (``token=``, ``allowed_origins=``...)."""
+    from ..transport.http import AcpAsgiApp
+
+    chosen = api or os.environ.get("RXACP_REFERENCE_API", "sync")
+    if chosen not in APIS:
+        raise ValueError(f"api must be one of {', '.join(APIS)}, got {chosen!r}")
+    opts = options or ReferenceOptions()
+    app_options.setdefault("token", os.environ.get("RXACP_AGENT_TOKEN") or None)
+    return AcpAsgiApp(lambda transport: build_agent(chosen, transport, opts), **app_options)
+
+
+def _listen(args: argparse.Namespace, options: ReferenceOptions) -> int:
+    split = urllib.parse.urlsplit(args.listen)
+    if split.scheme != "http" or not split.hostname or split.path not in ("", "/", "/acp"):
+        print(
+            f"reference agent: --listen takes http://HOST:PORT, got {args.listen!r}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        from ..transport.http._serve import serve
+
+        app = asgi_app(
+            args.api, options, token=args.token or None, allowed_origins=args.allow_origin
+        )
+        port = split.port or 80
+        print(f"reference agent: serving http://{split.hostname}:{port}/acp", file=sys.stderr)
+        serve(app, split.hostname, port)
+    except ImportError as exc:
+        print(f"reference agent: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve ACP on stdin/stdout until stdin closes; returns the exit code."""
     args = _parser().parse_args(argv)
-    transport: AcpTransport = StdioAcpAgentTransport()
-    if args.log_wire:
-        from ..cli.wirelog import WireLogTransport
-
-        transport = WireLogTransport(transport, args.log_wire)
     options = ReferenceOptions(
         args.cancel_grace, args.max_prompt_duration, args.hold_prompt_while_cancelling
+    )
+    if args.listen:
+        return _listen(args, options)
+    transport: AcpTransport = StdioAcpAgentTransport()
+    if args.log_wire:
+        from ..transport.tap import WireTapTransport
+
+        transport = WireTapTransport(transport, args.log_wire)
+    options = ReferenceOptions(
+        args.cancel_grace,
+        args.max_prompt_duration,
+        args.hold_prompt_while_cancelling,
+        args.protocol_versions,
     )
     try:
         agent = build_agent(args.api, transport, options)

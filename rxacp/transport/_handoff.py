@@ -43,13 +43,17 @@ class ReceiverInbox:
         "_lock",
         "_loop",
         "_name",
+        "_on_drop",
         "_on_item",
         "_scheduled",
         "receiver",
     )
 
-    def __init__(self, on_item: OnItem, *, name: str) -> None:
+    def __init__(
+        self, on_item: OnItem, *, name: str, on_drop: Callable[[Any], None] | None = None
+    ) -> None:
         self._on_item = on_item
+        self._on_drop = on_drop  # told about each item dropped undelivered (after the end)
         self._name = name  # for the log line when the receiving loop is gone
         self._lock = threading.Lock()
         self._items: list[Any] = []
@@ -76,13 +80,16 @@ class ReceiverInbox:
         """Queue ``item``; ``sender_loop`` is the caller's own loop when it is known (a drain
         for that same loop is then scheduled without waking it through its self-pipe)."""
         with self._lock:
-            if self._ended:
-                return
-            self._items.append(item)
-            if self._scheduled or self._loop is None:
-                return
-            self._scheduled = True
-            loop = self._loop
+            ended = self._ended
+            if not ended:
+                self._items.append(item)
+                if self._scheduled or self._loop is None:
+                    return
+                self._scheduled = True
+                loop = self._loop
+        if ended:
+            self._dropped([item])
+            return
         try:
             if loop is sender_loop:
                 loop.call_soon(self._drain)
@@ -99,20 +106,28 @@ class ReceiverInbox:
             if self._ended or receiver is None:
                 return
             self._ended = True
-            self._items = []
+            dropped, self._items = self._items, []
+        self._dropped(dropped)
         call_safely(receiver.on_closed, info)
+
+    def _dropped(self, items: list[Any]) -> None:
+        if self._on_drop is not None:
+            for item in items:
+                call_safely(self._on_drop, item)
 
     def _drain(self) -> None:
         with self._lock:
             items, self._items, self._scheduled = self._items, [], False
         receiver, on_item = self.receiver, self._on_item
         assert receiver is not None
-        for item in items:
+        for index, item in enumerate(items):
             if self._ended:
+                self._dropped(items[index:])
                 return
             info = on_item(receiver, item)
             if info is not None:
                 self.end(info)
+                self._dropped(items[index + 1 :])
                 return
 
 

@@ -21,7 +21,7 @@ import os
 import signal
 from typing import Any
 
-__all__ = ["ProcessGroup", "wait_done"]
+__all__ = ["ProcessGroup", "fd_identity", "pipe_holders", "wait_done"]
 
 _log = logging.getLogger("rxacp.transport.stdio")
 
@@ -75,17 +75,25 @@ class ProcessGroup:
             delay = min(delay * 2, 0.05)
 
     @staticmethod
+    def signal_escaped(escaped: dict[int, bytes], sig: int) -> dict[int, bytes]:
+        """Send ``sig`` to those of ``escaped`` (pid -> start time) still alive (never to a
+        reused pid); returns them."""
+        alive = {pid: start for pid, start in escaped.items() if _is_live(pid, start)}
+        if alive:
+            _log.debug("signalling %d descendant(s) outside the process group", len(alive))
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        return alive
+
+    @staticmethod
     async def end_escaped(escaped: dict[int, bytes], timeout: float) -> None:
         """SIGTERM, then SIGKILL, the descendants that had left the group."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            alive = {pid: start for pid, start in escaped.items() if _is_live(pid, start)}
+            alive = ProcessGroup.signal_escaped(escaped, sig)
             if not alive:
                 return
-            _log.debug("signalling %d descendant(s) outside the agent's group", len(alive))
-            for pid in alive:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, sig)
             deadline = loop.time() + (timeout if sig == signal.SIGTERM else 2.0)
             delay = 0.001
             while any(_is_live(p, st) for p, st in alive.items()) and loop.time() < deadline:
@@ -143,6 +151,49 @@ def _escaped_descendants(root: int) -> dict[int, bytes]:
         if pgid != root:
             found[pid] = start
         pending.extend(children.get(pid, ()))
+    return found
+
+
+def fd_identity(fd: int) -> str | None:
+    """What ``fd`` refers to, e.g. ``pipe:[123456]`` (``None`` without ``/proc``): take it
+    while the descriptor is open, for :func:`pipe_holders`."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def pipe_holders(identity: str | None) -> dict[int, bytes]:
+    """Other processes holding the pipe named ``identity`` (:func:`fd_identity`), by pid ->
+    start time (empty without ``/proc``): whoever keeps a command's output open after the
+    command exited, such as a ``setsid`` descendant whose parent is gone (so it is no longer
+    below it)."""
+    if identity is None or not identity.startswith("pipe:"):
+        return {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return {}
+    me = os.getpid()
+    found: dict[int, bytes] = {}
+    for entry in entries:
+        pid = int(entry)
+        if pid == me:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry}/fd")
+        except OSError:  # gone, or not ours to look at
+            continue
+        for name in fds:
+            try:
+                held = os.readlink(f"/proc/{entry}/fd/{name}") == identity
+            except OSError:
+                continue
+            if held:
+                fields = _proc_stat(pid)
+                if fields is not None and len(fields) > 19 and fields[0] != b"Z":
+                    found[pid] = fields[19]
+                break
     return found
 
 

@@ -23,7 +23,9 @@ from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 
+from rxacp._durations import Duration
 from rxacp.errors import AcpConnectionException
+from rxacp.transport._budget import ByteBudget
 from rxacp.transport._websocket_common import (
     DEFAULT_FIRST_MESSAGE_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -159,12 +161,12 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         path: str = DEFAULT_PATH,
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-        first_message_timeout: float | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
-        accept_timeout: float | None = None,
-        ping_interval: float | None = 20.0,
-        ping_timeout: float | None = 20.0,
-        close_timeout: float = 5.0,
+        idle_timeout: Duration | None = DEFAULT_IDLE_TIMEOUT,
+        first_message_timeout: Duration | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
+        accept_timeout: Duration | None = None,
+        ping_interval: Duration | None = 20.0,
+        ping_timeout: Duration | None = 20.0,
+        close_timeout: Duration = 5.0,
         compression: bool = False,
         scheduler: rx_abc.SchedulerBase | None = None,
         serve_options: Mapping[str, Any] | None = None,
@@ -202,9 +204,11 @@ class WebSocketAcpAgentTransport(_WebSocketTransport):
         idle_timeout: float | None,
         first_message_timeout: float | None,
         scheduler: rx_abc.SchedulerBase | None,
+        budget: ByteBudget | None = None,
     ) -> WebSocketAcpAgentTransport:
         self = cls.__new__(cls)
         self._init_core(options)
+        self._budget = budget
         self._sock, self._server, self._accept_timeout = None, None, None
         self._idle_seconds, self._scheduler = idle_timeout, scheduler
         self._first_seconds = first_message_timeout

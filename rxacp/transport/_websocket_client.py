@@ -19,6 +19,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus, InvalidURI
 from websockets.frames import CloseCode
 
+from rxacp._durations import Duration, to_seconds
 from rxacp.errors import AcpConnectionException
 from rxacp.transport._websocket_common import DEFAULT_MAX_MESSAGE_SIZE, _options
 from rxacp.transport._websocket_connection import _WebSocketTransport
@@ -45,12 +46,12 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
         self,
         uri: str,
         *,
-        connect_timeout: float = 10.0,
+        connect_timeout: Duration = 10.0,
         headers: Mapping[str, str] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-        ping_interval: float | None = 20.0,
-        ping_timeout: float | None = 20.0,
-        close_timeout: float = 5.0,
+        ping_interval: Duration | None = 20.0,
+        ping_timeout: Duration | None = 20.0,
+        close_timeout: Duration = 5.0,
         compression: bool = False,
         connect_options: Mapping[str, Any] | None = None,
         token: str | None = None,
@@ -60,13 +61,14 @@ class WebSocketAcpClientTransport(_WebSocketTransport):
         scheme = urllib.parse.urlsplit(uri).scheme
         if scheme not in ("ws", "wss"):
             raise ValueError(f"a WebSocket agent uri starts with ws:// or wss://, got {uri!r}")
-        if not connect_timeout > 0:
+        connect_seconds = to_seconds(connect_timeout, name="connect_timeout")
+        if connect_seconds is None:
             raise ValueError(f"connect_timeout must be > 0 seconds, got {connect_timeout!r}")
         self._init_core(
             _options(max_message_size, ping_interval, ping_timeout, close_timeout, compression)
         )
         self.uri = uri
-        self.connect_timeout = float(connect_timeout)
+        self.connect_timeout = connect_seconds
         self._headers = dict(headers or {})
         if token is not None:
             if not isinstance(token, str) or not token:

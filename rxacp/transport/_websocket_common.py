@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
+from rxacp._durations import Duration, to_seconds
 from rxacp.transport._handoff import close_loop
 from rxacp.transport.base import TransportClosed
 
@@ -81,29 +82,30 @@ class _Options:
 
 def _options(
     max_message_size: int,
-    ping_interval: float | None,
-    ping_timeout: float | None,
-    close_timeout: float,
+    ping_interval: Duration | None,
+    ping_timeout: Duration | None,
+    close_timeout: Duration,
     compression: bool,
 ) -> _Options:
     if isinstance(max_message_size, bool) or not isinstance(max_message_size, int):
         raise TypeError(f"max_message_size must be an int (bytes), got {max_message_size!r}")
     if max_message_size < 1:
         raise ValueError(f"max_message_size must be positive, got {max_message_size}")
-    for name, value in (("ping_interval", ping_interval), ("ping_timeout", ping_timeout)):
-        if value is not None and not value > 0:
-            raise ValueError(f"{name} must be > 0 seconds or None, got {value!r}")
-    if not close_timeout > 0:
+    close_seconds = to_seconds(close_timeout, name="close_timeout")
+    if close_seconds is None:
         raise ValueError(f"close_timeout must be > 0 seconds, got {close_timeout!r}")
-    return _Options(max_message_size, ping_interval, ping_timeout, close_timeout, compression)
+    return _Options(
+        max_message_size,
+        _positive_or_none("ping_interval", ping_interval),
+        _positive_or_none("ping_timeout", ping_timeout),
+        close_seconds,
+        compression,
+    )
 
 
-def _positive_or_none(name: str, value: float | None) -> float | None:
-    if value is None or value == 0:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(f"{name} must be a number of seconds > 0 (or None/0: off), got {value!r}")
-    return float(value)
+def _positive_or_none(name: str, value: Duration | None) -> float | None:
+    """A duration option in seconds (a ``timedelta`` or seconds); ``None``/``0``: off."""
+    return to_seconds(value, name=name)
 
 
 def _describe_close(exc: ConnectionClosed, limit: int) -> TransportClosed:
@@ -234,6 +236,9 @@ def _serve_kwargs(
         "process_request": _handshake_guard(path, access),
         "create_connection": _BoundedServerConnection,
         "max_size": opts.max_message_size,
+        # frames the library holds decoded per connection before recv(): with permessage-deflate
+        # each may be max_size from a few KiB on the wire (its default, 16, made 40 KiB 541 MiB)
+        "max_queue": 2,
         "ping_interval": opts.ping_interval,
         "ping_timeout": opts.ping_timeout,
         "close_timeout": opts.close_timeout,

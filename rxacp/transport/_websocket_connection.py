@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
+from rxacp.transport._budget import ByteBudget, Reserved, release_dropped, reserve_unless
 from rxacp.transport._handoff import ReceiverInbox
 from rxacp.transport._websocket_common import (
     _CLOSE_GRACE,
@@ -79,7 +80,8 @@ class _WebSocketTransport(AcpTransport):
         self._ws: Connection | None = None
         self._ws_loop: asyncio.AbstractEventLoop | None = None
         self._rx_loop: asyncio.AbstractEventLoop | None = None
-        self._inbox = ReceiverInbox(self._on_item, name="WebSocket")
+        self._inbox = ReceiverInbox(self._on_item, name="WebSocket", on_drop=release_dropped)
+        self._budget: ByteBudget | None = None  # server side: the server-wide parse budget
         self._outbox: collections.deque[Any] = collections.deque()
         self._out_scheduled = False
         self._out_event: asyncio.Event | None = None
@@ -92,6 +94,10 @@ class _WebSocketTransport(AcpTransport):
         self._read_gate: asyncio.Event | None = None  # cleared while the outbox is paused
         self._activity: Callable[[], None] | None = None  # a message was sent
         self._received: Callable[[], None] | None = None  # a message arrived
+
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._rx_loop
 
     # -- receiving (ws loop → receiver loop) -------------------------------------------------
     def _attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
@@ -108,6 +114,12 @@ class _WebSocketTransport(AcpTransport):
     def _on_item(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
         if isinstance(item, _End):
             return item.info
+        if isinstance(item, Reserved):
+            try:
+                call_safely(receiver.on_frame, item.frame)
+            finally:
+                item.release()
+            return None
         call_safely(receiver.on_frame, item)
         return None
 
@@ -300,7 +312,13 @@ class _WebSocketTransport(AcpTransport):
                 data = await ws.recv(decode=False)
                 if self._received is not None:
                     self._received()
-                self._push(data)
+                budget = self._budget
+                if budget is None:
+                    self._push(data)
+                    continue
+                size = budget.clamp(len(data))  # wait (not reading) while others' are parsed
+                if await reserve_unless(budget, size, ws.wait_closed):
+                    self._push(Reserved(data, size, budget))
         except ConnectionClosed as exc:
             self._push(_End(_describe_close(exc, self._opts.max_message_size)))
         except Exception as exc:

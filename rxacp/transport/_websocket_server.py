@@ -22,6 +22,8 @@ from reactivex import abc as rx_abc
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.frames import CloseCode
 
+from rxacp._durations import Duration, to_seconds
+from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
 from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
 from rxacp.transport._websocket_common import (
     _SHUTDOWN,
@@ -56,7 +58,9 @@ class WebSocketAcpAgentServer:
     nothing for longer than ``idle_timeout`` is cut off too, so keep it above your longest
     silent turn, a permission dialog left open included); an incoming message over
     ``max_message_size`` closes that connection with code 1009. Other paths than ``path`` get
-    HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`).
+    HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`). ``budget_bytes``
+    (default 64 MiB) bounds the incoming bytes being parsed across all connections: a
+    connection whose message does not fit waits, not reading, until others' are parsed.
 
     Browsers: a handshake carrying an ``Origin`` header (every browser sends one; non-browser
     clients normally do not) is refused with HTTP 403 unless that origin is in
@@ -80,16 +84,17 @@ class WebSocketAcpAgentServer:
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         max_connections: int | None = 100,
-        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-        first_message_timeout: float | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
-        ping_interval: float | None = 20.0,
-        ping_timeout: float | None = 20.0,
-        close_timeout: float = 5.0,
+        idle_timeout: Duration | None = DEFAULT_IDLE_TIMEOUT,
+        first_message_timeout: Duration | None = DEFAULT_FIRST_MESSAGE_TIMEOUT,
+        ping_interval: Duration | None = 20.0,
+        ping_timeout: Duration | None = 20.0,
+        close_timeout: Duration = 5.0,
         compression: bool = False,
         scheduler: rx_abc.SchedulerBase | None = None,
         serve_options: Mapping[str, Any] | None = None,
         allowed_origins: Iterable[str] | None = None,
         token: str | None = None,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         if not callable(agent_factory):
             raise TypeError("agent_factory must be callable: factory(transport) -> agent")
@@ -114,6 +119,8 @@ class WebSocketAcpAgentServer:
         self._scheduler = scheduler
         self._serve_options = dict(serve_options or {})
         self._access = _access(allowed_origins, token)
+        self.budget = ByteBudget(budget_bytes)
+        """The server-wide budget of incoming bytes being parsed (all connections)."""
         self._server: Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -180,8 +187,9 @@ class WebSocketAcpAgentServer:
         await self.aclose()
 
     # -- sync API ----------------------------------------------------------------------------
-    def start(self, timeout: float = 10.0) -> Self:
-        """Start serving on a daemon loop thread of its own; returns once listening."""
+    def start(self, timeout: Duration = 10.0) -> Self:
+        """Start serving on a daemon loop thread of its own; returns once listening (within
+        ``timeout``: a ``timedelta`` or seconds)."""
         if self._thread is not None or self._server is not None:
             raise RuntimeError("WebSocketAcpAgentServer started twice")
         loop = asyncio.new_event_loop()
@@ -190,15 +198,17 @@ class WebSocketAcpAgentServer:
         )
         self._thread.start()
         try:
-            asyncio.run_coroutine_threadsafe(self.start_async(), loop).result(timeout)
+            asyncio.run_coroutine_threadsafe(self.start_async(), loop).result(
+                to_seconds(timeout, name="timeout")
+            )
         except BaseException:
             self._stop_thread(loop)
             raise
         return self
 
-    def close(self, timeout: float = 15.0) -> None:
+    def close(self, timeout: Duration = 15.0) -> None:
         """Stop the server started with :meth:`start` (idempotent), waiting at most
-        ``timeout`` seconds for connections and agents to close."""
+        ``timeout`` (a ``timedelta`` or seconds) for connections and agents to close."""
         loop = self._loop
         if loop is None or loop.is_closed():
             self._closed.set()
@@ -206,15 +216,18 @@ class WebSocketAcpAgentServer:
         if _running_loop() is loop:
             raise RuntimeError("close() would block the server's loop; use await aclose()")
         try:
-            asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(timeout)
+            asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(
+                to_seconds(timeout, name="timeout")
+            )
         except Exception:
             _log.warning("WebSocket server did not close cleanly", exc_info=True)
         if self._thread is not None:
             self._stop_thread(loop)
 
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the server is closed (by :meth:`close` from another thread)."""
-        return self._closed.wait(timeout)
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the server is closed (by :meth:`close` from another thread); False if
+        ``timeout`` (a ``timedelta`` or seconds) passed first."""
+        return self._closed.wait(to_seconds(timeout, name="timeout"))
 
     def serve_forever(self) -> None:
         """Start (if needed) and block until closed; Ctrl-C closes the server."""
@@ -255,7 +268,7 @@ class WebSocketAcpAgentServer:
             await ws.close(CloseCode.TRY_AGAIN_LATER, reason)
             return
         transport = WebSocketAcpAgentTransport._for_connection(
-            ws, self._opts, self._idle, self._first, self._scheduler
+            ws, self._opts, self._idle, self._first, self._scheduler, self.budget
         )
         self._active.add(transport)
         loop = asyncio.get_running_loop()

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rxacp._durations import Duration, to_seconds
 from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES
 
 __all__ = ["AgentParameters", "AgentParametersBuilder"]
@@ -24,8 +25,9 @@ class AgentParameters:
         params = AgentParameters("my-agent", args=["--acp"], cwd="/project")
 
     ``env`` entries are added to (and override) the parent's environment unless
-    ``inherit_env=False``. Closing: stdin is closed, then after ``close_timeout`` seconds the
-    process group gets SIGTERM, then after ``terminate_timeout`` seconds SIGKILL.
+    ``inherit_env=False``. Closing: stdin is closed, then after ``close_timeout`` the process
+    group gets SIGTERM, then after ``terminate_timeout`` SIGKILL (each a ``timedelta`` or
+    seconds).
     ``on_stderr_line`` receives every decoded stderr line (default: logged at DEBUG on the
     ``rxacp.transport.stderr`` logger); it runs on the event loop, so it must be quick.
     """
@@ -50,8 +52,8 @@ class AgentParameters:
         cwd: str | os.PathLike[str] | None = None,
         *,
         inherit_env: bool = True,
-        close_timeout: float = 2.0,
-        terminate_timeout: float = 2.0,
+        close_timeout: Duration = 2.0,
+        terminate_timeout: Duration = 2.0,
         on_stderr_line: Callable[[str], None] | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
     ) -> None:
@@ -60,12 +62,8 @@ class AgentParameters:
             raise ValueError(f"command must be a non-empty string, got {command!r}")
         if isinstance(args, str):
             raise TypeError("args must be a list of strings, not one string")
-        for name, value in (
-            ("close_timeout", close_timeout),
-            ("terminate_timeout", terminate_timeout),
-        ):
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0, got {value}")
+        close_seconds = to_seconds(close_timeout, name="close_timeout") or 0.0
+        terminate_seconds = to_seconds(terminate_timeout, name="terminate_timeout") or 0.0
         if max_frame_bytes < 1:
             raise ValueError(f"max_frame_bytes must be positive, got {max_frame_bytes}")
         self.command = command
@@ -73,8 +71,8 @@ class AgentParameters:
         self.env = dict(env) if env else {}
         self.cwd = os.fspath(cwd) if cwd is not None else None
         self.inherit_env = inherit_env
-        self.close_timeout = float(close_timeout)
-        self.terminate_timeout = float(terminate_timeout)
+        self.close_timeout = close_seconds
+        self.terminate_timeout = terminate_seconds
         self.on_stderr_line = on_stderr_line
         self.max_frame_bytes = max_frame_bytes
 
@@ -137,13 +135,15 @@ class AgentParametersBuilder:
         self._options["inherit_env"] = inherit
         return self
 
-    def close_timeout(self, seconds: float) -> AgentParametersBuilder:
-        """Seconds to wait after closing stdin before SIGTERM (default 2)."""
+    def close_timeout(self, seconds: Duration) -> AgentParametersBuilder:
+        """How long to wait after closing stdin before SIGTERM (``timedelta`` or seconds;
+        default 2)."""
         self._options["close_timeout"] = seconds
         return self
 
-    def terminate_timeout(self, seconds: float) -> AgentParametersBuilder:
-        """Seconds to wait after SIGTERM before SIGKILL (default 2)."""
+    def terminate_timeout(self, seconds: Duration) -> AgentParametersBuilder:
+        """How long to wait after SIGTERM before SIGKILL (``timedelta`` or seconds; default
+        2)."""
         self._options["terminate_timeout"] = seconds
         return self
 

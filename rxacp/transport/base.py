@@ -18,7 +18,13 @@ from __future__ import annotations
 import abc
 import asyncio
 import dataclasses
-from typing import Protocol, TypeAlias
+import logging
+from typing import TYPE_CHECKING, Protocol, TypeAlias
+
+from .._durations import Duration, to_seconds
+
+if TYPE_CHECKING:
+    from ..session.completion import Completion
 
 __all__ = [
     "DEFAULT_MAX_FRAME_BYTES",
@@ -28,6 +34,8 @@ __all__ = [
     "JsonValue",
     "TransportClosed",
 ]
+
+_log = logging.getLogger("rxacp.transport")
 
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 """Default cap on one incoming line (64 MiB)."""
@@ -133,3 +141,49 @@ class AcpTransport(abc.ABC):
 
     def resume_reading(self) -> None:  # noqa: B027 - optional hook with a sensible default
         """Read again after :meth:`pause_reading`."""
+
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it). Default: ``None``;
+        rxacp's transports return it, which :meth:`close_gracefully` needs."""
+        return None
+
+    def close_gracefully(self, timeout: Duration | None = None) -> Completion:
+        """Flush queued frames (:meth:`drain`, bounded by ``timeout``: a ``timedelta`` or
+        seconds, default 10 s), then :meth:`close`, on the loop the transport runs on; returns
+        the close's :class:`~rxacp.session.Completion` (Java's transport
+        ``closeGracefully()``), already started::
+
+            close_gracefully() ──▶ --None|     (transport closed)
+
+        Off that loop the call returns once the transport closed (at most ``timeout`` + 5 s);
+        on it the close is scheduled and the completion settles when it finished. A transport
+        never started (or whose loop is gone) has nothing to close: ``--None|`` at once.
+        Usually the client or agent that owns the transport closes it; this is for tests and
+        for transports driven by hand.
+        """
+        # The one use of the session layer here: the lifecycle result type every close shares.
+        from ..session.completion import Completion
+
+        bound = to_seconds(timeout, name="timeout") or 10.0
+        loop = self.started_loop()
+        if loop is None or loop.is_closed() or not loop.is_running():
+            return Completion.of_done("transport close")
+
+        async def graceful() -> None:
+            try:
+                await asyncio.wait_for(self.drain(), bound)
+            except TimeoutError:
+                _log.warning("transport close: drain did not finish within %.1f s", bound)
+            await self.close()
+
+        completion = Completion.of_awaitable(loop, graceful, "transport close")
+        if not _runs(loop):
+            completion.wait(bound + 5.0)
+        return completion
+
+
+def _runs(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from rxacp import _compat
 from rxacp.transport.base import DEFAULT_MAX_FRAME_BYTES, Frame, FrameReceiver, TransportClosed
 
 __all__ = [
@@ -88,8 +89,7 @@ def bound_reads(transport: Any, size: int = READ_CHUNK_BYTES) -> None:
     Sets the ``max_size`` attribute that asyncio's selector pipe and socket transports read
     with (see :data:`READ_CHUNK_BYTES`); any other transport is left as it is.
     """
-    if transport is not None and isinstance(getattr(transport, "max_size", None), int):
-        transport.max_size = size
+    _compat.bound_reads(transport, size)
 
 
 class LineFramer:

@@ -168,6 +168,10 @@ class StdioAcpClientTransport(ClosedOnce, CorkedWrites, AcpTransport):
         """The launch parameters."""
         return self._params
 
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._loop
+
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Spawn the agent; raises :class:`AcpConnectionException` if it cannot be started."""
         if self._loop is not None:

@@ -203,6 +203,10 @@ class StdioAcpAgentTransport(ClosedOnce, CorkedWrites, AcpTransport):
         self._closed_reported = False
         self._started = False
 
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._loop
+
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Begin reading stdin and set up stdout (and the stdout guard)."""
         if self._started:

@@ -167,6 +167,10 @@ class WireTapTransport(AcpTransport):
         tail = getattr(self._inner, "stderr_tail", None)
         return tail if isinstance(tail, str) else None
 
+    def started_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop :meth:`start` was called with (``None`` before it)."""
+        return self._inner.started_loop()
+
     async def start(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Open the log file, then start the wrapped transport with a tapping receiver."""
         if self._path is not None:

@@ -123,6 +123,7 @@ def _print_findings(name: str, report: dict[str, Any], capsys: pytest.CaptureFix
                 )
 
 
+@pytest.mark.slow  # a whole `rxacp check` run per API: 20-35 s each on a loaded machine
 @pytest.mark.parametrize("api", APIS)
 def test_the_reference_agent_passes_every_check(
     reports: dict[str, dict[str, Any]], api: str

@@ -190,11 +190,26 @@ def test_a_websocket_agent_is_checked_over_ws() -> None:
     assert "WebSocket" in report["_by_id"]["stdio.exit_on_eof"]["detail"]
 
 
+def test_a_remote_agent_is_checked_over_streamable_http() -> None:
+    from rxacp.transport.http._serve import UvicornThread
+    from tests.remote.conftest import reference_app
+
+    with UvicornThread(reference_app("sync")) as server:
+        report = _check([server.url])
+    fails = failed(report)
+    assert fails == {}, fails
+    assert status(report, "initialize") == "PASS" and status(report, "cancel.cancelled") == "PASS"
+    assert "Streamable HTTP" in report["_by_id"]["stdio.exit_on_eof"]["detail"]
+    assert report["_by_id"]["jsonrpc.parse_error"]["status"] == "SKIP"
+
+
 def test_an_unsupported_url_scheme_is_a_usage_error() -> None:
     err = io.StringIO()
-    code = main(["check", "--agent", "http://127.0.0.1:9/acp"], out=io.StringIO(), err=err)
+    code = main(["check", "--agent", "ftp://127.0.0.1:9/acp"], out=io.StringIO(), err=err)
     assert code == 2
-    assert "only a command line (stdio) or a ws:// / wss:// URL" in err.getvalue()
+    assert "only a command line (stdio), a ws:// / wss:// or an http:// / https:// URL" in (
+        err.getvalue()
+    )
 
 
 def test_the_text_report_escapes_control_characters_the_agent_wrote(

@@ -19,7 +19,18 @@ Standard library only (JSON-RPC by hand), never imported by rxacp. ``python odd_
   error answer without an ``id``; sends ``available_commands_update`` for every session it
   created (also while another session prompts) and one for a session id it never gave out;
 * ``crosstalk``       — like ``good`` but every prompt also sends ``available_commands_update``
-  for every session it created (legitimate: the ids were given to this client).
+  for every session it created (legitimate: the ids were given to this client);
+* ``newlines``        — raw newlines in its name and version, a tool call title, a session
+  title and a prompt's error message and data (each tries to forge a ``PASS`` line);
+* ``junk-first``      — prints ``Loading odd-agent... `` to stdout (no newline) before its first
+  message, so the ``initialize`` answer arrives glued to it on one line;
+* ``echo``            — echoes every stdin line back to stdout prefixed with ``echo: `` (never
+  JSON); writes how many lines it read to the file ``$ODD_COUNT_FILE`` on end of input;
+* ``bad-version``     — answers ``initialize`` with ``protocolVersion: "one"``;
+* ``stderr``          — writes ``debug: step N`` lines to stderr during a prompt turn, then
+  waits for the line ``go`` in the file ``$ODD_GATE`` before answering (so a test can see the
+  lines arrive while the turn runs);
+* ``midtool``         — streams ``Hello, wor``, a tool call, a session title, ``ld!``.
 """
 
 from __future__ import annotations
@@ -35,9 +46,15 @@ ESC = "\x1b"
 state: dict[str, Any] = {"sessions": [], "authed": False}
 
 
+FORGED = "\nPASS  fake.check  all good\n"
+
+
 def write(message: dict[str, Any]) -> None:
     if MODE == "garbage" and "id" in message:
         sys.stdout.write("garbage: this is not JSON\n")
+    if MODE == "junk-first" and not state.get("junked"):
+        state["junked"] = True
+        sys.stdout.write("Loading odd-agent... ")
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
@@ -77,6 +94,10 @@ def initialize(rid: Any) -> None:
     }
     if MODE == "escapes":
         result["agentInfo"]["name"] = f"odd{ESC}]0;pwned{chr(7)}"
+    if MODE == "newlines":
+        result["agentInfo"] = {"name": f"odd{FORGED}", "version": f"1{FORGED}"}
+    if MODE == "bad-version":
+        result["protocolVersion"] = "one"
     if MODE == "auth":
         result["authMethods"] = [
             {"id": "api-key", "name": "API key", "type": "env_var", "varName": "ODD_API_KEY"},
@@ -92,6 +113,34 @@ def prompt(rid: Any, params: dict[str, Any]) -> None:
         sys.stderr.write("panic: boom\n")
         sys.stderr.flush()
         os._exit(3)
+    if MODE == "newlines":
+        update(sid, {"sessionUpdate": "session_info_update", "title": f"Title{FORGED}"})
+        update(
+            sid,
+            {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": f"Run{FORGED}"},
+        )
+        error(rid, -32603, f"Internal error{FORGED}", {"details": f"why{FORGED}"})
+        return
+    if MODE == "midtool":
+        chunk(sid, "Hello, wor")
+        update(sid, {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Look"})
+        update(sid, {"sessionUpdate": "session_info_update", "title": "Greeting"})
+        chunk(sid, "ld!")
+        answer(rid, {"stopReason": "end_turn"})
+        return
+    if MODE == "stderr":
+        for n in (1, 2):
+            sys.stderr.write(f"debug: step {n}\n")
+            sys.stderr.flush()
+        gate = os.environ["ODD_GATE"]
+        while True:
+            with open(gate) as f:
+                if f.read().strip() == "go":
+                    break
+            time.sleep(0.01)
+        chunk(sid, "done")
+        answer(rid, {"stopReason": "end_turn"})
+        return
     if MODE == "internal-error":
         error(rid, -32603, "Internal error", {"details": "stream disconnected before completion"})
         return
@@ -217,6 +266,15 @@ def main() -> None:
         sys.stderr.write("fatal: no config file\n")
         sys.stderr.flush()
         sys.exit(7)
+    if MODE == "echo":
+        count = 0
+        for line in sys.stdin:
+            count += 1
+            sys.stdout.write("echo: " + line)
+            sys.stdout.flush()
+        with open(os.environ["ODD_COUNT_FILE"], "w") as f:
+            f.write(str(count))
+        return
     for line in sys.stdin:
         if MODE == "silent" or not line.strip():
             continue

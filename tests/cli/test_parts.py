@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from rxacp.cli.render import Style, UpdateRenderer
-from rxacp.cli.wirelog import WireLogTransport
 from rxacp.schema import SessionNotification
+from rxacp.transport import WireTapTransport
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
 
 
@@ -51,7 +51,7 @@ def test_wire_log_passes_frames_through_unchanged_and_logs_each_as_a_json_line(
 ) -> None:
     log = tmp_path / "w.jsonl"
     inner, receiver = _Inner(), _Receiver()
-    wire = WireLogTransport(inner, log)
+    wire = WireTapTransport(inner, log)
 
     async def scenario() -> None:
         await wire.start(asyncio.get_running_loop(), receiver)

@@ -157,10 +157,10 @@ def test_a_silent_agent_times_out_with_progress_on_stderr(rxacp_cli: Any) -> Non
     assert "initialize timed out after 1.5 s" in run.err
 
 
-def test_a_url_scheme_other_than_ws_is_a_clear_usage_error(rxacp_cli: Any) -> None:
-    run = rxacp_cli("prompt", "--agent", "http://127.0.0.1:9/acp", "hi")
+def test_a_url_scheme_other_than_ws_or_http_is_a_clear_usage_error(rxacp_cli: Any) -> None:
+    run = rxacp_cli("prompt", "--agent", "ftp://127.0.0.1:9/acp", "hi")
     assert run.code == 2
-    assert "only a command line (stdio) or a ws:// / wss:// URL" in run.err
+    assert "only a command line (stdio), a ws:// / wss:// or an http:// / https:// URL" in run.err
 
 
 def test_version_names_the_package_and_the_acp_schema() -> None:

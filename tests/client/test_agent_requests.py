@@ -210,8 +210,35 @@ def test_cancel_only_answers_permission_requests_of_its_own_session(rig: Rig) ->
     rig.on_close(client.close)
     client.prompt(PromptRequest.text(SID, "permission")).subscribe()
     assert asked.wait(3)
-    client.cancel("another-session")
+    client.cancel("another-session").subscribe()
+    client.ext_method("_test/echo", {}).run()  # a marker: the cancel has arrived
+    assert rig.agent.count(m.SESSION_CANCEL) == 1
     assert client.pending_permission_requests == 1
+
+
+def test_the_cancelled_permission_answers_follow_session_cancel_at_once(rig: Rig) -> None:
+    """Both are written in one step on the loop: the agent gets ``session/cancel`` first (so it
+    knows why the permission was cancelled), and the client cannot read the turn's answer before
+    its own cancelled answers are on the wire (before: a flaky WebSocket test under load)."""
+    asked = threading.Event()
+
+    def never_answer(req: Any) -> reactivex.Observable[Any]:
+        asked.set()
+        return reactivex.never()
+
+    client = rig.async_builder().request_permission_handler(never_answer).build()
+    rig.on_close(client.close)
+    client.prompt(PromptRequest.text(SID, "permission")).subscribe()
+    assert asked.wait(3)
+    client.cancel(SID).subscribe()
+    rig.agent.wait_for(
+        lambda: any("outcome" in (x.get("result") or {}) for x in rig.agent.received)
+    )
+    order = [
+        "permission answer" if "outcome" in (msg.get("result") or {}) else msg.get("method")
+        for msg in rig.agent.received
+    ]
+    assert order.index(m.SESSION_CANCEL) == order.index("permission answer") - 1
 
 
 _PERMISSION_PARAMS = {

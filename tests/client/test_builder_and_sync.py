@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rxacp.client import AcpClient
+from rxacp.client import AcpAsyncClient, AcpClient, AcpSyncClient
 from rxacp.errors import AcpTimeoutException
 from rxacp.schema import ClientCapabilities, PromptRequest
 from rxacp.schema import methods as m
@@ -209,3 +209,30 @@ def test_wait_for_consumers_returns_once_every_update_before_an_async_answer_was
     gate.set()
     assert client.wait_for_consumers(10) is True
     assert seen == ["0", "1", "2"]
+
+
+def test_the_blocking_client_has_the_async_clients_state_with_the_same_docs(rig: Rig) -> None:
+    client = (
+        rig.sync_builder()
+        .prompt_timeout(12.5)
+        .client_capabilities({"fs": {"readTextFile": True}})
+        .build()
+    )
+    rig.on_close(client.close)
+    client.initialize()
+    twin = client.async_client
+    for name in (
+        "session",
+        "agent_capabilities",
+        "initialize_response",
+        "protocol_version",
+        "client_capabilities",
+        "prompt_timeout",
+        "pending_permission_requests",
+    ):
+        assert getattr(client, name) == getattr(twin, name), name
+        assert getattr(AcpSyncClient, name).__doc__ == getattr(AcpAsyncClient, name).__doc__
+        assert getattr(AcpSyncClient, name).__doc__, name
+    assert client.prompt_timeout == 12.5
+    assert client.client_capabilities == {"fs": {"readTextFile": True}}
+    assert client.pending_permission_requests == 0

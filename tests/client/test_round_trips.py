@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from rxacp.client import AcpProtocolVersionException
-from rxacp.errors import AcpConnectionException, AcpProtocolException
+from rxacp.errors import AcpConnectionException, AcpProtocolException, AcpProtocolVersionException
 from rxacp.schema import (
     InitializeRequest,
     InitializeResponse,
@@ -181,6 +180,21 @@ def test_calls_are_cold_nothing_is_sent_before_subscription(rig: Rig) -> None:
     assert rig.agent.count(m.SESSION_NEW) == 1
 
 
+def test_cancel_and_ext_notification_are_cold_like_every_other_call(rig: Rig) -> None:
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    cancel = client.cancel("sess-a")
+    note = client.ext_notification("_test/note", {"x": 1})
+    client.ext_method("_test/echo", {}).run()  # a marker: everything sent before it has arrived
+    assert rig.agent.count(m.SESSION_CANCEL) == 0 and rig.agent.count("_test/note") == 0
+    done: list[str] = []
+    cancel.subscribe(on_completed=lambda: done.append("cancel"))
+    note.subscribe(on_completed=lambda: done.append("note"))
+    client.ext_method("_test/echo", {}).run()
+    assert done == ["cancel", "note"]
+    assert rig.agent.count(m.SESSION_CANCEL) == 1 and rig.agent.count("_test/note") == 1
+
+
 def test_async_calls_can_be_awaited_from_an_asyncio_program(rig: Rig) -> None:
     updates: list[Any] = []
     client = rig.async_builder().session_update_consumer(updates.append).build()
@@ -248,3 +262,38 @@ def test_an_unstable_model_of_a_changed_definition_is_a_type_error_saying_what_t
     with pytest.raises(TypeError, match=r"rxacp\.schema\.unstable\.NewSessionRequest .*to_wire"):
         # deliberately the other schema's model: refused statically too, this proves the runtime
         client.new_session(unstable.NewSessionRequest.of("/tmp"))  # type: ignore[arg-type]
+
+
+def test_an_async_client_built_inside_a_running_loop_runs_on_that_loop(rig: Rig) -> None:
+    """As asyncio libraries do: no loop thread of its own, so no thread hand-off per call."""
+
+    async def main() -> tuple[bool, bool, str]:
+        client = rig.async_builder().build()
+        async with client:
+            await client.initialize()
+            session = await client.new_session({"cwd": "/tmp", "mcpServers": []})
+            on_this_loop = client.session.loop is asyncio.get_running_loop()
+            owned = client.session.runner.owned
+        return on_this_loop, owned, session.session_id
+
+    on_this_loop, owned, session_id = asyncio.run(asyncio.wait_for(main(), 10))
+    assert on_this_loop and not owned and session_id == "sess-1"
+
+
+def test_event_loop_none_gives_an_async_client_built_in_a_loop_its_own_loop_thread(
+    rig: Rig,
+) -> None:
+    async def main() -> tuple[bool, bool]:
+        client = rig.async_builder().event_loop(None).build()
+        async with client:
+            await client.initialize()
+            return client.session.loop is asyncio.get_running_loop(), client.session.runner.owned
+
+    assert asyncio.run(asyncio.wait_for(main(), 10)) == (False, True)
+
+
+def test_an_async_client_built_outside_any_loop_gets_its_own_loop_thread(rig: Rig) -> None:
+    client = rig.async_builder().build()
+    rig.on_close(client.close)
+    client.initialize().run()
+    assert client.session.runner.owned

@@ -30,6 +30,7 @@ from rxacp.schema.methods import FS_WRITE_TEXT_FILE, TERMINAL_CREATE
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .._notes import chunk_text
+from ..polling import wait_until
 
 SID = "sess-1"
 PY = sys.executable
@@ -271,6 +272,43 @@ def test_release_kills_and_reaps_the_whole_process_group(terminals: LocalTermina
         threading.Event().wait(0.01)
     assert not alive(grandchild)
     assert terminals.running_count == 0
+
+
+def _spawn_with_escaped_child(t: LocalTerminals, *, leader_exits: bool) -> int:
+    """A command whose child leaves its session and process group (``setsid``) and keeps the
+    output pipe; the command itself exits at once or keeps running. Returns the child's pid."""
+    script = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    print(os.getpid(), flush=True)\n"
+        "    time.sleep(120)\n"
+        "    os._exit(0)\n"
+    ) + ("" if leader_exits else "time.sleep(120)\n")
+    tid = create(t, PY, "-c", script)
+    assert wait_until(lambda: output(t, tid).output.endswith("\n"), WAIT)
+    child = int(output(t, tid).output)
+    assert alive(child) and os.getsid(child) == child  # its own session: out of the group
+    return child
+
+
+@pytest.mark.parametrize("leader_exits", [False, True], ids=["leader-runs", "leader-exited"])
+@pytest.mark.parametrize("how", ["release", "close", "connection-ended"])
+def test_a_setsid_descendant_does_not_survive_release_or_close(
+    workspace: Path, how: str, leader_exits: bool
+) -> None:
+    terminals = LocalTerminals([str(workspace)])
+    try:
+        child = _spawn_with_escaped_child(terminals, leader_exits=leader_exits)
+        if how == "release":
+            release(terminals, terminals.terminal_ids[0])
+        elif how == "close":
+            terminals.close()
+        else:
+            terminals.kill_all()
+        assert wait_until(lambda: not alive(child), WAIT), f"{child} survived {how}"
+    finally:
+        terminals.close()
 
 
 def test_a_released_terminal_id_is_unknown_afterwards(terminals: LocalTerminals) -> None:

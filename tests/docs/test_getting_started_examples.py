@@ -121,6 +121,7 @@ def test_rx_client_streams_a_turn_watches_updates_and_gives_up_on_a_turn(
         "updates seen: ['agent_message_chunk']",
         "gave up",
         "still here [end_turn]",
+        "stopped [cancelled]",
     ], run.explain()
 
 

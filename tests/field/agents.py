@@ -24,7 +24,12 @@ __all__ = ["AGENTS", "CACHE", "PEERS", "FieldAgent", "Launch"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = ROOT / "tests" / "field" / "peers"
-CACHE = Path(os.environ.get("RXACP_FIELD_CACHE", str(ROOT / ".field-cache")))
+CACHE = Path(
+    os.environ.get("RXACP_FIELD_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rxacp" / "field-peers"
+)
+"""Where the peers are installed: a user cache outside the work tree (``RXACP_FIELD_CACHE``
+overrides), as ``scripts/setup_field_agents.sh`` decides."""
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,13 @@ Check = Callable[[dict[str, Any], Path], None]
 
 
 def run_peer_client(
-    launcher: Sequence[str], api: str, file: Path, *, timeout_s: float, step_timeout_s: float
+    launcher: Sequence[str],
+    api: str,
+    file: Path,
+    *,
+    timeout_s: float,
+    step_timeout_s: float,
+    agent_args: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Run the peer client ``launcher`` against the reference agent with ``api``.
 
@@ -81,6 +87,7 @@ def run_peer_client(
         "rxacp.testing.reference_agent",
         "--api",
         api,
+        *agent_args,
     ]
     try:
         done = subprocess.run(

@@ -204,7 +204,9 @@ def test_an_invalid_list_records_one_error_however_long_and_lenient_lists_keep_g
 
 
 def test_every_list_of_every_acp_model_stops_at_its_first_invalid_item() -> None:
-    import rxacp.schema.unstable  # noqa: F401  (its models too)
+    import rxacp.schema.unstable
+    import rxacp.schema.v2
+    import rxacp.schema.v2.unstable  # noqa: F401
 
     def models(cls: type[AcpModel]) -> Iterator[type[AcpModel]]:
         for sub in cls.__subclasses__():

@@ -43,6 +43,7 @@ UPDATE_SIZE = 450
 GROWTH_BOUND_KIB = 16 * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(scaled(300, 2000))  # 17 s on a 2-core box at load 5, 71 s at load 8
 def test_a_client_with_a_slow_consumer_keeps_its_memory_bounded(figure: Figure) -> None:
     done = subprocess.run(

@@ -74,7 +74,7 @@ def one_trial(phase: str) -> tuple[float, AcpConnectionException]:
     return elapsed, error
 
 
-def test_sigkill_during_initialize_prompt_and_permission_errors_every_pending_request_within_1s(
+def test_sigkill_during_initialize_prompt_and_permission_errors_every_pending_request_at_once(
     figure: Figure,
 ) -> None:
     baseline = rxacp_threads()

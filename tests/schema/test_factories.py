@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rxacp.schema import (
     LATEST_PROTOCOL_VERSION,
     AgentCapabilities,
@@ -157,3 +159,29 @@ def test_prompt_response_text_is_an_end_turn_answer_as_in_the_java_sdk() -> None
 
     assert PromptResponse.text("done").stop_reason == StopReason.END_TURN
     assert PromptResponse.text("done").to_wire() == {"stopReason": "end_turn"}
+
+
+@pytest.mark.parametrize(
+    ("update", "text"),
+    [
+        ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}, "hi"),
+        ({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hm"}}, ""),
+        ({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "me"}}, ""),
+        (
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "image", "data": "", "mimeType": "image/png"},
+            },
+            "",
+        ),
+        ({"sessionUpdate": "plan", "entries": []}, ""),
+        ({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "Read"}, ""),
+        ({"sessionUpdate": "_vendor_thing", "x": 1}, ""),
+    ],
+)
+def test_message_text_is_the_agent_message_text_and_empty_for_any_other_update(
+    update: dict[str, object], text: str
+) -> None:
+    """The README's client prints ``note.message_text()`` for every update: a plan or a tool
+    call must not raise (before: ``note.update.content.text`` raised AttributeError)."""
+    assert SessionNotification.of("s", update).message_text() == text

@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ("_generated.py", "unstable/_generated.py", "_capabilities.py")
+GENERATED = (
+    "_generated.py",
+    "unstable/_generated.py",
+    "_capabilities.py",
+    "v2/_generated.py",
+    "v2/unstable/_generated.py",
+)
 
 
 def test_regenerating_into_a_tmp_dir_gives_byte_identical_modules(tmp_path: Path) -> None:

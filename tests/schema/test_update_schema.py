@@ -23,7 +23,12 @@ def test_source_record_names_the_npm_package_and_hashes_every_copied_schema() ->
     assert record["version"] == "2.4.0"
     copied = {info["copiedTo"]: info["sha256"] for info in record["files"].values()}
     copied.pop(None, None)
-    assert set(copied) == {"schema.json", "schema.unstable.json"}
+    assert set(copied) == {
+        "schema.json",
+        "schema.unstable.json",
+        "v2/schema.json",
+        "v2/schema.unstable.json",
+    }
     for name, digest in copied.items():
         assert hashlib.sha256((SPEC / name).read_bytes()).hexdigest() == digest, name
 
@@ -59,6 +64,8 @@ def test_meta_files_match_the_spec_method_annotations() -> None:
     for meta_name, schema_name in (
         ("meta.json", "schema.json"),
         ("meta.unstable.json", "schema.unstable.json"),
+        ("v2/meta.json", "v2/schema.json"),
+        ("v2/meta.unstable.json", "v2/schema.unstable.json"),
     ):
         meta = json.loads((SPEC / meta_name).read_text("utf-8"))
         defs = json.loads((SPEC / schema_name).read_text("utf-8"))["$defs"]

@@ -40,4 +40,3 @@ def test_wait_for_times_out_with_the_call_named_and_disposes() -> None:
     with pytest.raises(AcpTimeoutException, match="session/prompt"):
         wait_for(source, 0.02, what="session/prompt")
     assert disposed.is_set()
-

@@ -19,7 +19,7 @@ from rxacp.session.incoming import IncomingNotification, IncomingRequest
 from rxacp.session.loop import LoopRunner
 from rxacp.session.pending import PendingRequest
 from rxacp.session.requests import PendingRequests
-from rxacp.session.state import OPEN, ConnectionState
+from rxacp.session.state import NEW, OPEN, STARTING, ConnectionState
 from rxacp.session.stats import SessionStats
 
 
@@ -42,7 +42,7 @@ def _runner() -> LoopRunner:
 
 def _open_state() -> ConnectionState:
     state = ConnectionState()
-    state.phase = OPEN
+    assert state.advance(NEW, STARTING) and state.advance(STARTING, OPEN)
     return state
 
 

@@ -13,7 +13,7 @@ import pytest
 from rxacp.errors import AcpConnectionException
 from rxacp.session.lifecycle import Lifecycle
 from rxacp.session.loop import LoopRunner
-from rxacp.session.state import CLOSING, OPEN, ConnectionState
+from rxacp.session.state import CLOSING, OPEN, STARTING, ConnectionState
 from rxacp.transport.base import AcpTransport
 
 
@@ -67,7 +67,7 @@ class _Parts:
         self.opened += 1
         if self._fail_start is not None:
             raise self._fail_start
-        self.state.phase = OPEN
+        assert self.state.advance(STARTING, OPEN)
 
     def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
         self.settled.append((str(reason), hard))
@@ -178,3 +178,51 @@ def test_a_close_after_eof_lets_the_eof_close_finish_before_the_loop_stops(parts
     parts.life.close(30.0)
     assert parts.transport.closes == 1, "close() started a second transport close"
     assert parts.transport.finished == 1, "close() returned before the EOF close finished"
+
+
+class _StuckParts(_Parts):
+    """A peer that stopped reading (the transport's drain never finishes) and an inbox whose
+    queued work takes ``inbox_seconds`` (forever when None)."""
+
+    def __init__(self, inbox_seconds: float | None = None) -> None:
+        super().__init__()
+        self.transport.drain = self._never  # type: ignore[method-assign]
+        self._inbox_seconds = inbox_seconds
+
+    async def _never(self) -> None:
+        await asyncio.Event().wait()
+
+    async def _drain(self) -> None:
+        self.drained.append(self.state.phase)
+        if self._inbox_seconds is None:
+            await self._never()
+        else:
+            await asyncio.sleep(self._inbox_seconds)  # the queued work the inbox runs
+
+
+def test_a_graceful_close_past_its_bound_still_settles_and_closes_the_transport() -> None:
+    made = _StuckParts(inbox_seconds=0.1)
+    made.life.start(30.0)
+    made.life.close_gracefully(0.2)
+    assert made.drained == [CLOSING]
+    assert made.settled == [("connection closed gracefully", True)]
+    assert made.transport.closes == 1
+    assert made.released == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_a_graceful_close_with_a_bound_over_10_s_shares_one_deadline_and_settles_everything() -> (
+    None
+):
+    """Before: with a bound over 10 s the caller waited ``bound + 10`` s while the close waited up
+    to ``bound`` for the inbox and again for the transport's drain; the caller's wait ran out
+    first, the close was cancelled and the loop stopped, so nothing settled and the transport
+    stayed open (bound 12: the call returned after 22 s with the pending request unsettled)."""
+    made = _StuckParts(inbox_seconds=11.0)
+    made.life.start(30.0)
+    made.life.close_gracefully(12.0)
+    assert made.settled == [("connection closed gracefully", True)]
+    assert made.transport.closes == 1
+    assert made.transport.finished == 1
+    assert made.released == 1

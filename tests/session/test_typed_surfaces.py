@@ -20,7 +20,7 @@ from rxacp.schema import (
     RequestPermissionResponse,
     TerminalOutputResponse,
 )
-from rxacp.session import AcpObservable
+from rxacp.session import AcpObservable, Completion
 from rxacp.session.observable import as_acp_observable
 
 
@@ -88,6 +88,10 @@ def _async_surfaces(agent: AcpAsyncAgent, ctx: PromptContext) -> None:
     assert_type(ctx.write_file("/x", "y"), AcpObservable[None])
     assert_type(ctx.ask_permission("go?"), AcpObservable[bool])
     assert_type(ctx.ask_choice("which?", ["a"]), AcpObservable[str | None])
+    assert_type(ctx.ask_choice("which?", "a", "b"), AcpObservable[str | None])  # Java varargs
+    assert_type(agent.start(), Completion)
+    assert_type(agent.close_gracefully(), Completion)
+    assert_type(agent.start().block(), None)
     assert_type(ctx.execute("ls", "-l"), AcpObservable[CommandResult])
     assert_type(ctx.complete_elicitation(elicitation_id="e"), None)
 
@@ -100,4 +104,6 @@ def _sync_surfaces(agent: AcpSyncAgent, ctx: SyncPromptContext) -> None:
     assert_type(ctx.write_file("/x", "y"), None)
     assert_type(ctx.ask_permission("go?"), bool)
     assert_type(ctx.ask_choice("which?", ["a"]), str | None)
+    assert_type(ctx.ask_choice("which?", "a", "b"), str | None)
+    assert_type(agent.start(), Completion)
     assert_type(ctx.execute("ls", "-l", cwd="/"), CommandResult)

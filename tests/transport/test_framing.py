@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -97,25 +95,24 @@ def test_invalid_cap_is_rejected_with_a_clear_error(bad: object) -> None:
         LineFramer(bad)  # type: ignore[arg-type]
 
 
-def test_a_64_mib_line_in_64_kib_chunks_is_framed_in_linear_time() -> None:
+def test_a_64_mib_line_in_64_kib_chunks_is_framed_whole_at_the_default_cap() -> None:
+    # its speed (linear in the input, no re-scanning) is measured in benchmarks/framing.py
     framer = LineFramer()  # default cap: 64 MiB
     chunk = b"a" * 65536
-    start = time.perf_counter()
     for _ in range(1023):
         assert framer.feed(chunk) == []
+    assert framer.buffered == 1023 * 65536
     frames = framer.feed(b"a" * (65536 - 2) + b"\n")
-    elapsed = time.perf_counter() - start
     assert [len(f) for f in frames] == [64 * 1024 * 1024 - 2]
-    assert elapsed < 1.0, f"64 MiB line took {elapsed:.2f} s (quadratic re-scanning?)"
+    assert framer.buffered == 0
 
 
-def test_many_small_lines_are_split_faster_than_200k_lines_per_second() -> None:
-    line = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","n":1}}\n'
-    data = line * 100_000
+def test_many_small_lines_across_chunk_borders_are_split_exactly() -> None:
+    lines = [
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"n":%d}}' % i for i in range(100_000)
+    ]
+    data = b"\n".join(lines) + b"\n"
     chunks = [data[i : i + 65536] for i in range(0, len(data), 65536)]
     framer = LineFramer()
-    start = time.perf_counter()
-    count = sum(len(framer.feed(c)) for c in chunks)
-    rate = count / (time.perf_counter() - start)
-    assert count == 100_000
-    assert rate > 200_000, f"only {rate:,.0f} lines/s"
+    frames = [frame for c in chunks for frame in framer.feed(c)]
+    assert frames == lines

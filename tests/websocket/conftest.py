@@ -98,14 +98,16 @@ class Recording(AcpTransport):
 class Conversation:
     """A sync rxacp client connected over WebSocket, recording updates and serving fs reads."""
 
-    def __init__(self, url: str, **transport_options: Any) -> None:
+    def __init__(
+        self, url: str, transport: AcpTransport | None = None, **transport_options: Any
+    ) -> None:
         self.updates: list[SessionNotification] = []
         self._cond = threading.Condition()
         self.files: dict[str, str] = {}
         self.permission: Callable[[RequestPermissionRequest], RequestPermissionResponse] = (
             lambda req: RequestPermissionResponse.selected("allow")
         )
-        self.wire = Recording(WebSocketAcpClientTransport(url, **transport_options))
+        self.wire = Recording(transport or WebSocketAcpClientTransport(url, **transport_options))
         self.client: AcpSyncClient = (
             AcpClient.sync(self.wire)
             .session_update_consumer(self._record)

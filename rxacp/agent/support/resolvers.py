@@ -19,7 +19,7 @@ import pydantic
 from pydantic import BaseModel
 
 from ...capabilities import NegotiatedCapabilities
-from ...errors import AcpProtocolException
+from ...errors import AcpProtocolException, peer_echo
 from ...schema import AcpModel
 from ...schema._base import validation_errors
 from ..context import PromptContext, SyncPromptContext
@@ -85,7 +85,9 @@ def _validate(model: type[BaseModel], raw: Any) -> Any:
         errors = validation_errors(exc)
         where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "params"
         what = errors[0]["msg"] if errors else "invalid"
-        raise AcpProtocolException.invalid_params(f"Invalid params: {where}: {what}") from exc
+        raise AcpProtocolException.invalid_params(
+            f"Invalid params: {peer_echo(where, quote=False)}: {what}"
+        ) from exc
 
 
 class _PromptContextResolver(ArgumentResolver):

@@ -19,6 +19,7 @@
 // Extension request "_interop/stats" returns what this agent observed (for cancel assertions).
 
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 
 import { PROTOCOL_VERSION, RequestError, agent, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 
@@ -148,7 +149,9 @@ async function runPrompt({ params, signal, client }) {
   }
 }
 
-const app = agent({ name: "ts-sdk-interop-agent" })
+/** The scripted agent app (ts_remote.mjs serves it over HTTP with the SDK's AcpServer). */
+export function interopAgent() {
+  return agent({ name: "ts-sdk-interop-agent" })
   .onRequest(methods.agent.initialize, () => ({
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: { loadSession: false },
@@ -170,16 +173,19 @@ const app = agent({ name: "ts-sdk-interop-agent" })
     (raw) => raw ?? {},
     () => ({ ...stats, slowOutcomes: [...stats.slowOutcomes] }),
   );
+}
 
-const stream = ndJsonStream(
-  Writable.toWeb(process.stdout),
-  Readable.toWeb(process.stdin),
-);
-const connection = app.connect(stream);
-connection.closed.then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`ts_agent: connection closed with ${error}\n`);
-    process.exit(1);
-  },
-);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout),
+    Readable.toWeb(process.stdin),
+  );
+  const connection = interopAgent().connect(stream);
+  connection.closed.then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`ts_agent: connection closed with ${error}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,201 @@
+"""``AcpAsgiApp`` on an open port: browser origins, credentials bound to the connection, the
+server-wide parse budget, the connection cap and idle connections (virtual time)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import httpx
+import pytest
+from reactivex.testing import TestScheduler
+
+from rxacp.transport.http._serve import UvicornThread
+from tests.polling import wait_until
+
+from .conftest import reference_app
+from .test_app_protocol import INITIALIZE, JSON, TIMEOUT, Connection, rpc
+
+
+@pytest.fixture
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=TIMEOUT) as client:
+        yield client
+
+
+def test_a_browser_origin_is_refused_403_unless_allowed(http: httpx.Client) -> None:
+    with UvicornThread(reference_app(allowed_origins=["https://editor.example"])) as server:
+        refused = http.post(
+            server.url, json=INITIALIZE, headers={**JSON, "Origin": "https://evil.example"}
+        )
+        assert refused.status_code == 403
+        assert "evil.example" in refused.text
+        allowed = http.post(
+            server.url, json=INITIALIZE, headers={**JSON, "Origin": "https://editor.example"}
+        )
+        assert allowed.status_code == 200
+        assert http.post(server.url, json=INITIALIZE, headers=JSON).status_code == 200  # no Origin
+
+
+def test_a_websocket_upgrade_from_a_browser_origin_is_refused() -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    with UvicornThread(reference_app()) as server:
+        url = "ws" + server.url.removeprefix("http")
+        with pytest.raises(InvalidStatus) as refused:
+            connect(url, additional_headers={"Origin": "https://evil.example"}, open_timeout=10)
+        assert refused.value.response.status_code == 403
+
+
+def test_a_token_is_required_before_initialize(http: httpx.Client) -> None:
+    with UvicornThread(reference_app(token="s3cret")) as server:
+        missing = http.post(server.url, json=INITIALIZE, headers=JSON)
+        assert missing.status_code == 401
+        assert "s3cret" not in missing.text
+        wrong = {**JSON, "Authorization": "Bearer nope"}
+        assert http.post(server.url, json=INITIALIZE, headers=wrong).status_code == 401
+        conn = Connection(http, server.url, Authorization="Bearer s3cret")
+        assert conn.new_session()
+
+
+def test_a_connection_id_only_works_with_the_credentials_that_opened_it(
+    http: httpx.Client,
+) -> None:
+    users = {"Bearer alice-key": "alice", "Bearer bob-key": "bob"}
+
+    def authenticate(headers: Mapping[str, str]) -> str | None:
+        return users.get(headers.get("authorization", ""))
+
+    with UvicornThread(reference_app(authenticate=authenticate)) as server:
+        conn = Connection(http, server.url, Authorization="Bearer alice-key")
+        new = rpc("session/new", 1, cwd="/tmp", mcpServers=[])
+        stolen = conn.post(new, Authorization="Bearer bob-key")
+        assert stolen.status_code == 404  # bob cannot use (or even see) alice's connection
+        assert conn.post(new, Authorization="Bearer nobody").status_code == 401
+        assert conn.post(new).status_code == 202  # alice's own credentials
+
+
+def test_a_post_waits_then_is_503_while_the_server_wide_parse_budget_is_used_up(
+    http: httpx.Client,
+) -> None:
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)  # initialize was parsed
+        assert app.budget.try_reserve(4096)  # others' messages are being parsed
+        busy = conn.post(rpc("session/new", 1, cwd="/tmp", mcpServers=[]))
+        assert busy.status_code == 503
+        assert busy.headers["retry-after"] == "1"
+        app.budget.release(4096)
+        assert conn.new_session(2)
+        assert wait_until(lambda: app.budget.in_use == 0)  # released once the agent parsed it
+
+
+def test_more_connections_than_max_connections_are_refused_503(http: httpx.Client) -> None:
+    with UvicornThread(reference_app(max_connections=2)) as server:
+        Connection(http, server.url)
+        Connection(http, server.url)
+        third = http.post(server.url, json=INITIALIZE, headers=JSON)
+        assert third.status_code == 503
+        assert "at most 2" in third.text
+
+
+def test_an_idle_connection_is_closed_and_its_id_then_unknown(http: httpx.Client) -> None:
+    clock = TestScheduler()
+    app = reference_app(idle_timeout=60, scheduler=clock)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert app.connection_count == 1
+        clock.advance_by(59.0)
+        assert app.connection_count == 1
+        clock.advance_by(2.0)
+        assert wait_until(lambda: app.connection_count == 0)
+        assert conn.stream.next() is None  # its stream ended
+        assert conn.post(rpc("session/new", 1, cwd="/tmp")).status_code == 404
+
+
+def test_activity_keeps_a_connection_open_past_the_idle_timeout(http: httpx.Client) -> None:
+    clock = TestScheduler()
+    app = reference_app(idle_timeout=60, scheduler=clock)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        clock.advance_by(50.0)
+        conn.new_session()
+        clock.advance_by(50.0)  # 100 s since it opened, 50 s since its last message
+        assert app.connection_count == 1
+        clock.advance_by(11.0)
+        assert wait_until(lambda: app.connection_count == 0)
+
+
+def test_a_post_waiting_for_the_budget_proceeds_when_it_frees_up(http: httpx.Client) -> None:
+    import threading
+
+    app = reference_app(budget_bytes=4096, budget_wait=30)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)
+        assert app.budget.try_reserve(4096)
+        statuses: list[int] = []
+        posted = threading.Thread(
+            target=lambda: statuses.append(
+                conn.post(rpc("session/new", 1, cwd="/tmp", mcpServers=[])).status_code
+            )
+        )
+        posted.start()
+        posted.join(0.3)
+        assert statuses == []  # held while the budget is used up
+        app.budget.release(4096)
+        posted.join(10)
+        assert statuses == [202]
+        assert conn.stream.next()["id"] == 1
+
+
+def test_a_websocket_upgrade_past_max_connections_is_closed_1013_with_the_limit(
+    http: httpx.Client,
+) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with UvicornThread(reference_app(max_connections=1)) as server:
+        Connection(http, server.url)
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1013
+        assert "at most 1" in closed.value.rcvd.reason
+
+
+def test_a_body_is_admitted_whole_or_not_at_all_and_a_refusal_leaks_no_budget(
+    http: httpx.Client,
+) -> None:
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        assert wait_until(lambda: app.budget.in_use == 0)
+        assert app.budget.try_reserve(1000)
+        body = rpc("session/new", 1, cwd="/tmp/" + "x" * 3300, mcpServers=[])
+        assert conn.post(body).status_code == 503  # 3.3 KB do not fit beside 1000 bytes
+        assert app.budget.in_use == 1000  # nothing of it was kept
+        app.budget.release(1000)
+        assert conn.post(body).status_code == 202
+
+
+def test_a_silent_websocket_connection_is_closed_after_first_message_timeout() -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    clock = TestScheduler()
+    app = reference_app(first_message_timeout=10, scheduler=clock)
+    with UvicornThread(app) as server:
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws, pytest.raises(ConnectionClosed) as closed:
+            assert wait_until(lambda: app.connection_count == 1)
+            clock.advance_by(9.0)
+            assert app.connection_count == 1
+            clock.advance_by(2.0)
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1001
+        assert "no first message within 10 s" in closed.value.rcvd.reason
+        assert wait_until(lambda: app.connection_count == 0)

@@ -243,17 +243,29 @@ class AcpConnectionException(AcpException):
 
 
 class AcpTimeoutException(AcpException, TimeoutError):
-    """A request got no answer in time; the peer was sent ``$/cancel_request``."""
+    """A request got no answer in time; the peer was sent ``$/cancel_request``.
+
+    The message says which request, after how long and, when known, which setting changes
+    the limit: ``session/request_permission timed out after 60 s without an answer (set by
+    the builder's human_request_timeout())``.
+    """
 
     def __init__(
-        self, method: str, timeout_seconds: float, *, stderr_tail: str | None = None
+        self,
+        method: str,
+        timeout_seconds: float,
+        *,
+        stderr_tail: str | None = None,
+        setting: str | None = None,
     ) -> None:
-        details = f"{method} timed out after {timeout_seconds:g} s"
+        details = f"{method} timed out after {timeout_seconds:g} s" + _setting_text(setting, method)
         if stderr_tail:
             details += f"; agent stderr tail:\n{stderr_tail}"
         super().__init__(details)
         self.method = method
         self.timeout_seconds = timeout_seconds
+        self.setting = setting
+        """The builder option that sets this limit (``"request_timeout"``...), or ``None``."""
         self.stderr_tail = stderr_tail
         """What the agent process wrote to stderr last (``initialize`` timeouts of a spawned
         agent), else ``None``."""
@@ -261,8 +273,20 @@ class AcpTimeoutException(AcpException, TimeoutError):
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             _rebuild_timeout_exception,
-            (self.method, self.timeout_seconds, self.stderr_tail),
+            (self.method, self.timeout_seconds, self.stderr_tail, self.setting),
         )
+
+
+def _setting_text(setting: str | None, method: str) -> str:
+    """What a timeout message adds: the setting that changes the limit."""
+    if setting is None:
+        return ""
+    from rxacp.schema.methods import HUMAN_ANSWERED  # late: errors is imported first
+
+    text = f" without an answer (set by the builder's {setting}()"
+    if setting == "request_timeout" and method in HUMAN_ANSWERED:
+        text += "; an agent's human_request_timeout() sets it for requests a person answers"
+    return text + ")"
 
 
 class AcpProtocolVersionException(AcpException):
@@ -288,9 +312,9 @@ class AcpProtocolVersionException(AcpException):
 
 
 def _rebuild_timeout_exception(
-    method: str, timeout_seconds: float, stderr_tail: str | None
+    method: str, timeout_seconds: float, stderr_tail: str | None, setting: str | None = None
 ) -> AcpTimeoutException:
-    return AcpTimeoutException(method, timeout_seconds, stderr_tail=stderr_tail)
+    return AcpTimeoutException(method, timeout_seconds, stderr_tail=stderr_tail, setting=setting)
 
 
 def _rebuild_connection_exception(reason: str, kwargs: dict[str, Any]) -> AcpConnectionException:
@@ -341,7 +365,9 @@ def exception_to_error(exc: BaseException, method: str | None = None) -> dict[st
     if isinstance(exc, AcpCapabilityException):
         detail = f": the peer did not advertise {exc.capability!r}"
     elif isinstance(exc, AcpTimeoutException):
-        detail = f": {exc.method} timed out after {exc.timeout_seconds:g} s"
+        detail = f": {exc.method} timed out after {exc.timeout_seconds:g} s" + _setting_text(
+            exc.setting, exc.method
+        )
     elif isinstance(exc, AcpConnectionException):
         detail = ": the connection ended" + (
             f" (exit code {exc.exit_code})" if exc.exit_code is not None else ""

@@ -62,6 +62,17 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.request_timeout = timeout
         return self
 
+    def human_request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of the agent→client requests a person answers: ``session/request_permission``
+        and ``elicitation/create`` (default: the ``request_timeout``, 60 s; ``0`` or ``None``
+        disables). A person may take longer than a minute to click; the error then says which
+        request timed out, after how long, and names this setting. See
+        ``docs/cancellation.md``."""
+        to_seconds(timeout, name="human_request_timeout")
+        self._config.human_request_timeout = timeout
+        self._config.human_request_timeout_set = True
+        return self
+
     def cancel_grace_period(self, period: Duration | None) -> Self:
         """SDK policy: how long after ``session/cancel`` a handler may take before the SDK
         disposes it and answers ``cancelled`` itself (default 60 s; ``0`` disables)."""

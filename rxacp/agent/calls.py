@@ -257,11 +257,11 @@ class SyncClientCalls:
     def _block(self, source: reactivex.Observable[_T], what: str) -> _T:
         """The one blocking wait of the sync agent and sync context: ``source``'s last value.
 
-        Waits at most the request timeout + 5 s (the request itself times out first); refuses
-        to run on the connection's event loop, which it would deadlock.
+        Waits at most the longest request timeout (``request_timeout``,
+        ``human_request_timeout``) + 5 s (the request itself times out first); refuses to run
+        on the connection's event loop, which it would deadlock.
         """
         session = self._core.session
         if session.runner.in_loop():
             raise RuntimeError(f"a blocking {what} call would block the connection's event loop")
-        timeout = session.request_timeout
-        return wait_for(source, None if timeout is None else timeout + 5.0, what=what)
+        return wait_for(source, self._core.wait_bound(), what=what)

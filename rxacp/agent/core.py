@@ -29,7 +29,7 @@ from ..schema import (
     InitializeResponse,
     PromptCapabilities,
 )
-from ..schema.methods import METHODS
+from ..schema.methods import HUMAN_ANSWERED, METHODS
 from ..session import AcpObservable, AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
 from ..session.handlers import (
@@ -60,6 +60,8 @@ class AgentConfig:
     def __init__(self, transport: AcpTransport) -> None:
         self.transport = transport
         self.request_timeout: Duration | None = 60.0
+        self.human_request_timeout: Duration | None = None
+        self.human_request_timeout_set = False  # else: human-answered requests use the above
         self.cancel_grace_period: Duration | None = 60.0
         self.max_prompt_duration: Duration | None = None
         self.scheduler: abc.SchedulerBase | None = None
@@ -99,6 +101,12 @@ class AgentCore:
         self.cancel_grace_period = to_seconds(
             config.cancel_grace_period, name="cancel_grace_period"
         )
+        self.human_request_timeout: float | None = (
+            to_seconds(config.human_request_timeout, name="human_request_timeout")
+            if config.human_request_timeout_set
+            else self.session.request_timeout
+        )
+        """The timeout of agent→client requests a person answers (``HUMAN_ANSWERED``)."""
         self.max_prompt_duration = to_seconds(
             config.max_prompt_duration, name="max_prompt_duration"
         )
@@ -138,7 +146,9 @@ class AgentCore:
                 self.session.set_request_handler(spec.name, self._initialize)
             elif spec.name == "session/prompt":
                 if user is not None:
-                    self.session.set_request_handler(spec.name, self._prompt)
+                    # never held: a turn must see the session/cancel that follows it (and
+                    # be answered cancelled); one turn per session bounds them anyway
+                    self.session.set_request_handler(spec.name, self._prompt, held=False)
             elif spec.name == "session/cancel":
                 self.session.set_notification_handler(spec.name, self._cancel, ordered=False)
             elif user is None:
@@ -295,9 +305,25 @@ class AgentCore:
                     return _fail_now(observer, caps, capability)
 
                 return AcpObservable(refuse)
+        if method in HUMAN_ANSWERED and self.config.human_request_timeout_set:
+            return self.session.send_request(
+                method,
+                coerce_params(spec.params_type, params),
+                spec.result_type,
+                timeout=self.human_request_timeout,
+                timeout_setting="human_request_timeout",
+            )
         return self.session.send_request(
             method, coerce_params(spec.params_type, params), spec.result_type
         )
+
+    def wait_bound(self) -> float | None:
+        """How long a blocking agent→client call waits at most: the longest of the request
+        timeouts + 5 s (the request itself times out first); ``None`` if one is off."""
+        limits = (self.session.request_timeout, self.human_request_timeout)
+        if any(limit is None for limit in limits):
+            return None
+        return max(limit for limit in limits if limit is not None) + 5.0
 
     def notify(self, method: str, params: Any) -> None:
         """Send an agent→client notification, gated like :meth:`call` (raises at once)."""

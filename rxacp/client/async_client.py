@@ -75,9 +75,8 @@ __all__ = [
 _DEFAULT: Any = object()
 _CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
 """Calls whose answer names a new session (added to ``KnownSessions``)."""
-_ANSWER_TRACKED = frozenset((m.SESSION_CLOSE, m.SESSION_LOAD, m.SESSION_RESUME))
-"""Other calls whose answer (or error) changes ``KnownSessions``; the rest are tracked when
-sent only, without an operator per call (measured: 60-70 us of client CPU per prompt)."""
+_TRACKED = _CREATING | {m.SESSION_LOAD, m.SESSION_RESUME, m.SESSION_CLOSE}
+"""Calls whose outcome changes ``KnownSessions`` (:meth:`AcpAsyncClient._tracked`)."""
 
 
 def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
@@ -216,11 +215,13 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
         # one Observable: the gate runs at each subscription, before anything is sent
         sessions = self._sessions
-        if sessions is not None and (
-            method in _CREATING or getattr(params, "session_id", None) is not None
-        ):
+        if sessions is not None and method in _TRACKED:
             source = self._tracked(sessions, method, params, spec, kwargs, before)
         else:
+            if sessions is not None:
+                named = getattr(params, "session_id", None)
+                if named is not None:  # a prompt...: this client's session (no pipe: hot)
+                    sessions.add(str(named))
             source = self._session.send_request(  # spec.name: v2 renamed some methods
                 spec.name, params, spec.result_type, before=before, **kwargs
             )
@@ -242,12 +243,12 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         kwargs: dict[str, Any],
         gate: Callable[[], None],
     ) -> AcpObservable[Any]:
-        """A call that names, creates or ends a session, kept in :class:`KnownSessions` (the
-        agent's requests for any other session are refused): ``session/new`` and
-        ``session/fork`` add the answered id (and accept any id while unanswered), any other
-        call naming a session (``session/load``, ``session/resume``, a prompt...) adds that
-        one when sent (``session/load`` and ``session/resume`` drop it if refused), and
-        ``session/close`` drops it once answered."""
+        """A call that creates, attaches or ends a session, kept in :class:`KnownSessions`
+        (the agent's requests for any other session are refused): ``session/new`` and
+        ``session/fork`` add the answered id (and accept any id while unanswered),
+        ``session/load`` and ``session/resume`` theirs when sent (dropped if refused), and
+        ``session/close`` drops it once answered. Any other call naming a session (a
+        prompt...) adds it when the call is made (:meth:`_send`)."""
         named = str(getattr(params, "session_id", "") or "")
         creates = method in _CREATING
         sent = [False]
@@ -278,8 +279,6 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         source = self._session.send_request(
             spec.name, params, spec.result_type, before=before, **kwargs
         )
-        if not creates and method not in _ANSWER_TRACKED:
-            return source  # a prompt and the like: tracked when sent, nothing on the answer
         tracked: AcpObservable[Any] = source.pipe(
             ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
         )

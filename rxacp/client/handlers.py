@@ -29,7 +29,7 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
-from ..errors import AcpProtocolException
+from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -67,8 +67,6 @@ MAX_PENDING_PERMISSIONS = 16
 """Permission requests one session may have waiting for an answer at once; more are refused
 ``-32600`` without reaching the application (a person answers them one at a time; an agent
 that asks for more is flooding). Issue 30."""
-
-_MAX_ECHOED_ID = 64  # characters of a peer's session id an error repeats
 
 _log = logging.getLogger("rxacp.client")
 
@@ -147,20 +145,13 @@ class KnownSessions:
             return session_id in self._ids
 
 
-def _echoed(session_id: str) -> str:
-    """At most :data:`_MAX_ECHOED_ID` characters of a peer's id (an error repeats it)."""
-    if len(session_id) <= _MAX_ECHOED_ID:
-        return session_id
-    return f"{session_id[:_MAX_ECHOED_ID]}… ({len(session_id) - _MAX_ECHOED_ID} more characters)"
-
-
 def unknown_session(session_id: str) -> AcpProtocolException:
-    """The ``-32002`` of an agent's request for a session this client does not know."""
-    echoed = _echoed(session_id)
+    """The ``-32002`` of an agent's request for a session this client does not know (the id
+    echoed bounded: :func:`~rxacp.errors.peer_echo`)."""
     return AcpProtocolException.resource_not_found(
-        f"Resource not found: unknown session {echoed!r} (this client did not create or load "
-        "it, or closed it)",
-        {"sessionId": echoed},
+        f"Resource not found: unknown session {peer_echo(session_id)} (this client did not "
+        "create or load it, or closed it)",
+        {"sessionId": peer_echo(session_id, quote=False)},
     )
 
 
@@ -184,7 +175,7 @@ class PermissionTracker:
             if len(pending) >= self.limit:
                 raise AcpProtocolException.invalid_request(
                     f"Invalid request: {len(pending)} permission requests of session "
-                    f"{_echoed(session_id)!r} are already waiting for an answer (this "
+                    f"{peer_echo(session_id)} are already waiting for an answer (this "
                     f"client's limit is {self.limit}); wait for their answers"
                 )
             pending.add(req)

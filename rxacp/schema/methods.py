@@ -71,6 +71,7 @@ __all__ = [
     "ELICITATION_CREATE",
     "FS_READ_TEXT_FILE",
     "FS_WRITE_TEXT_FILE",
+    "HUMAN_ANSWERED",
     "INITIALIZE",
     "LOGOUT",
     "MCP_MESSAGE",
@@ -110,6 +111,10 @@ __all__ = [
 
 METHODS: Final[Mapping[str, MethodSpec]] = {spec.name: spec for spec in ALL_METHODS}
 """Every ACP method (stable and unstable, plus ``$/cancel_request``) by JSON-RPC name."""
+
+HUMAN_ANSWERED: Final[frozenset[str]] = frozenset((SESSION_REQUEST_PERMISSION, ELICITATION_CREATE))
+"""Agent→client requests a person answers (a permission dialog, a form): bounded by the
+agent's ``human_request_timeout`` instead of its ``request_timeout`` when that is set."""
 
 
 def method_spec(name: str) -> MethodSpec | None:

@@ -17,7 +17,18 @@ from ..transport.base import AcpTransport
 from .loop import LoopRunner
 from .stats import SessionStats
 
-__all__ = ["MAX_QUEUED_WRITES", "GatedRunner", "InboundGate", "OutboundGate"]
+__all__ = [
+    "MAX_QUEUED_ANSWERS",
+    "MAX_QUEUED_WRITES",
+    "GatedRunner",
+    "InboundGate",
+    "OutboundGate",
+]
+
+MAX_QUEUED_ANSWERS = 2
+"""How many answers other threads (blocking handlers) may have handed to the loop and not yet
+seen written; more wait in their threads (issue 30: answers of 1.4 MB piled up in the loop's
+queue faster than the transport took them). A request/answer round trip never waits."""
 
 MAX_QUEUED_WRITES = 64
 """Default bound on the writes other threads may queue for the loop (``AcpSession``'s
@@ -104,6 +115,8 @@ class OutboundGate:
     """
 
     __slots__ = (
+        "_answer_room",
+        "_answers",
         "_cond",
         "_forever",
         "_hold_producers",
@@ -113,7 +126,6 @@ class OutboundGate:
         "_paused",
         "_queued",
         "_stats",
-        "_written_waits",
     )
 
     def __init__(self, limit: int, stats: SessionStats, *, hold_producers: bool = True) -> None:
@@ -126,7 +138,8 @@ class OutboundGate:
         self._forever = False
         self._stats = stats
         self._hold_producers = hold_producers
-        self._written_waits: set[threading.Event] = set()
+        self._answer_room = threading.Condition(self._lock)  # threads in answer_queued()
+        self._answers = 0  # answers handed to the loop from other threads, not yet written
 
     @property
     def paused(self) -> bool:
@@ -156,24 +169,24 @@ class OutboundGate:
                 while self._paused and not self._forever:
                     self._open.wait()
 
-    def wait_written(self, written: threading.Event) -> None:
-        """While the transport is paused (the peer does not read), wait (on the thread that
-        handed an answer to the loop) until the loop set ``written``, or the connection ended:
-        a worker then holds at most one answer the transport has not taken yet, and sees the
-        pause before its next handler starts (:meth:`wait_open`). Otherwise return at once
-        (measured: waiting for every answer cost a blocking agent 10-25 us per request)."""
+    def answer_queued(self) -> None:
+        """Count one answer a thread hands to the loop; first wait (on that thread) while
+        :data:`MAX_QUEUED_ANSWERS` are queued and not yet written, or until the connection
+        ended. So answers computed faster than the transport takes them wait in their
+        workers (at most one each), not in the loop's queue, and the pause the written ones
+        cause is seen before the next handler starts (:meth:`wait_open`)."""
         with self._lock:
-            if self._forever or not self._paused:
-                # the peer is reading: the answer is not waited for (a worker's next task
-                # starts at once; the answers the loop has not written yet are bounded by the
-                # per-method cap of requests with their handlers)
-                return
-            self._written_waits.add(written)
-        try:
-            written.wait()
-        finally:
-            with self._lock:
-                self._written_waits.discard(written)
+            if not self._forever and self._answers >= MAX_QUEUED_ANSWERS:
+                self._stats.producer_waits += 1
+                while not self._forever and self._answers >= MAX_QUEUED_ANSWERS:
+                    self._answer_room.wait()
+            self._answers += 1
+
+    def answer_written(self) -> None:
+        """The loop wrote (or dropped) one answer counted by :meth:`answer_queued`."""
+        with self._lock:
+            self._answers -= 1
+            self._answer_room.notify()
 
     def leave(self, count: int = 1) -> None:
         """The loop ran ``count`` queued hand-offs (one batch: one lock round trip)."""
@@ -200,8 +213,7 @@ class OutboundGate:
             self._forever = True
             self._cond.notify_all()
             self._open.notify_all()
-            for written in self._written_waits:
-                written.set()
+            self._answer_room.notify_all()
 
 
 class GatedRunner(LoopRunner):

@@ -15,7 +15,6 @@ import asyncio
 import collections
 import inspect
 import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from .loop import LoopRunner
     from .requests import Send
     from .session import AcpSession
+    from .stats import SessionStats
     from .workers import ExecutorWorkers, WorkerPool
 
 __all__ = ["InFlightRequests", "RequestHandler", "run_blocking"]
@@ -70,6 +70,7 @@ class InFlightRequests:
             being handed to their handlers, and handed over once it drained
             (:meth:`release_held`). The answers are what would pile up.
         inbound: told how many requests are held (reading pauses past its bound).
+        stats: counts the held requests (``requests_held``).
         max_per_method: at most this many requests of one method are with their handlers at
             once (the worker pool's ``max_workers``, for blocking and ``async`` handlers
             alike); more wait, in arrival order, until one is answered. So a flood of one
@@ -89,6 +90,7 @@ class InFlightRequests:
         outbound: OutboundGate | None = None,
         inbound: InboundGate | None = None,
         max_per_method: int | None = None,
+        stats: SessionStats | None = None,
     ) -> None:
         self._session = session
         self._state = state
@@ -99,6 +101,7 @@ class InFlightRequests:
         self._outbound = outbound
         self._inbound = inbound
         self._max_per_method = max_per_method
+        self._stats = stats
         self._held: dict[Any, jsonrpc.Request] = {}
         """Requests not handed to their handlers yet, by id."""
         self._waiting: dict[str, collections.deque[Any]] = {}
@@ -109,6 +112,8 @@ class InFlightRequests:
         self._release_pending: set[str] = set()
         self.handlers: dict[str, RequestHandler] = {}
         """Request handlers by method name."""
+        self.unheld: set[str] = set()
+        """Methods whose requests are never held (``set_request_handler(held=False)``)."""
         self.unhandled_hint: Callable[[str], str | None] | None = None
         """What to add to the ``-32601`` answer of a method without a handler."""
         self._table: dict[Any, IncomingRequest] = {}
@@ -141,7 +146,11 @@ class InFlightRequests:
                 f"Invalid request: id {rid!r} is already in flight",
             )
             return
-        if self._paused() or self._waiting.get(method) or self._full(method):
+        if method not in self.unheld and (
+            self._paused() or self._waiting.get(method) or self._full(method)
+        ):
+            if self._stats is not None:
+                self._stats.requests_held += 1
             self._held[rid] = msg
             self._waiting.setdefault(method, collections.deque()).append(rid)
             if self._inbound is not None:
@@ -243,18 +252,18 @@ class InFlightRequests:
         if self._outbound is None:
             self._runner.call(lambda: self._write_answer_on_loop(req, result, error))
             return
-        # from a worker: wait until the loop wrote it, so answers computed faster than the
-        # transport takes them never pile up in the loop's queue (one per worker at most)
-        written = threading.Event()
+        # from a worker: answers computed faster than the transport takes them wait here,
+        # not in the loop's queue (see OutboundGate.answer_queued)
+        outbound = self._outbound
+        outbound.answer_queued()
 
         def write() -> None:
             try:
                 self._write_answer_on_loop(req, result, error)
             finally:
-                written.set()
+                outbound.answer_written()
 
         self._runner.call(write)
-        self._outbound.wait_written(written)
 
     def _write_answer_on_loop(self, req: IncomingRequest, result: Any, error: Any) -> None:
         try:

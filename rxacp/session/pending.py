@@ -40,6 +40,7 @@ class PendingRequest:
         "params",
         "result_type",
         "timeout",
+        "timeout_setting",
         "timer",
         "written",
     )
@@ -58,6 +59,8 @@ class PendingRequest:
         self.result_type = result_type
         self.observer = observer
         self.timeout = timeout
+        self.timeout_setting: str | None = None
+        """What sets ``timeout`` (named in the timeout error)."""
         self.on_abandon = on_abandon
         """Run on the loop when the request is given up (disposed or timed out) after it was
         written and before its answer, just before ``$/cancel_request`` is written (a prompt

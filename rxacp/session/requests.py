@@ -106,6 +106,7 @@ class PendingRequests:
         timeout: Duration | None = DEFAULT_TIMEOUT,
         before: Callable[[], object] | None = None,
         on_abandon: Callable[[], Callable[[], None] | None] | None = None,
+        timeout_setting: str | None = None,
     ) -> AcpObservable[Any]:
         """A cold Observable of one request's answer (``AcpSession.send_request`` is this).
 
@@ -117,7 +118,9 @@ class PendingRequests:
                                              AcpConnectionException)
             dispose    ──────X  → $/cancel_request sent once (if written and unanswered)
 
-        ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout).
+        ``timeout`` overrides the session's request timeout (``None``/``0``: no timeout);
+        ``timeout_setting`` is what the :class:`AcpTimeoutException` names as the setting that
+        changes it (default: ``request_timeout``, or none for an explicit ``timeout``).
         ``before`` runs at each subscription before anything is sent (a precondition such as
         a capability gate): when it raises, that error ends the Observable and nothing is sent.
         ``on_abandon`` runs on the loop when a written, unanswered request is disposed or times
@@ -130,6 +133,8 @@ class PendingRequests:
             if timeout is DEFAULT_TIMEOUT
             else to_seconds(timeout, name="timeout")
         )
+        if timeout_setting is None and timeout is DEFAULT_TIMEOUT:
+            timeout_setting = "request_timeout"
 
         def subscribe(
             observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
@@ -141,6 +146,7 @@ class PendingRequests:
                     observer.on_error(exc)
                     return Disposable()
             pending = PendingRequest(method, params, result_type, observer, seconds, on_abandon)
+            pending.timeout_setting = timeout_setting
             if self._state.phase == CLOSED:
                 # the loop may already be stopped: settle here, on the caller's thread
                 self._fail(pending, self._state.refusal())
@@ -254,7 +260,12 @@ class PendingRequests:
         if not pending.claim():
             return
         self._forget(pending, "timed out")
-        self._emit_error(pending, AcpTimeoutException(pending.method, pending.timeout or 0.0))
+        self._emit_error(
+            pending,
+            AcpTimeoutException(
+                pending.method, pending.timeout or 0.0, setting=pending.timeout_setting
+            ),
+        )
 
     def _fail(self, pending: PendingRequest, error: Exception) -> None:
         if pending.claim():

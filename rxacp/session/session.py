@@ -157,6 +157,7 @@ class AcpSession:
             outbound=self._gate,
             inbound=read_gate,
             max_per_method=max_workers,
+            stats=self.stats,
         )
         self._wire.route(self._pending, self._inbox, self._in_flight)
         self._life = Lifecycle(
@@ -218,9 +219,21 @@ class AcpSession:
         return self._gate.paused
 
     # ------------------------------------------------------------------ registration
-    def set_request_handler(self, method: str, handler: RequestHandler) -> None:
-        """Register the handler of incoming requests for ``method`` (replacing any)."""
+    def set_request_handler(
+        self, method: str, handler: RequestHandler, *, held: bool = True
+    ) -> None:
+        """Register the handler of incoming requests for ``method`` (replacing any).
+
+        ``held=False``: its requests reach the handler at once, never held while the peer is
+        not reading nor past ``max_workers`` of the method (``docs/reliability.md``); for
+        requests that must see what arrives after them (a prompt turn and its
+        ``session/cancel``) and that something else bounds.
+        """
         self._in_flight.handlers[method] = handler
+        if held:
+            self._in_flight.unheld.discard(method)
+        else:
+            self._in_flight.unheld.add(method)
 
     def set_notification_handler(
         self, method: str, handler: NotificationHandler, *, ordered: bool = True

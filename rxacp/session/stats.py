@@ -18,7 +18,10 @@ class SessionStats:
     ``malformed_unanswered``: malformed lines left unanswered because the peer had sent
     nothing but malformed ones for a while (``rxacp.session.wire.MAX_MALFORMED_IN_A_ROW``);
     ``producer_waits``: times a producer thread blocked on back-pressure (docs/reliability.md);
-    ``read_pauses``: times reading from the peer paused because consumers fell behind.
+    ``read_pauses``: times reading from the peer paused because consumers fell behind (or
+    too many requests were held); ``requests_held``: incoming requests held because the
+    outbound buffer was full (the peer was not reading) or their method was at
+    ``max_workers``.
     """
 
     __slots__ = (
@@ -28,6 +31,7 @@ class SessionStats:
         "parse_errors",
         "producer_waits",
         "read_pauses",
+        "requests_held",
         "stray_responses",
     )
 
@@ -39,6 +43,7 @@ class SessionStats:
         self.malformed_unanswered = 0
         self.producer_waits = 0
         self.read_pauses = 0
+        self.requests_held = 0
 
     def as_dict(self) -> dict[str, int]:
         """The counters by name."""

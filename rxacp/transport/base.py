@@ -86,7 +86,7 @@ class FrameReceiver(Protocol):
     def on_write_paused(self) -> None:
         """The transport's outgoing buffer passed its high-water mark (the peer is not reading
         fast enough): stop producing for now. Transports with a bounded write buffer call it
-        (the agent-side stdio and WebSocket transports). Default: nothing."""
+        (both stdio transports, the agent-side WebSocket ones). Default: nothing."""
         return None
 
     def on_write_resumed(self) -> None:

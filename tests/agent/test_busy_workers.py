@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from reactivex import operators as ops
+
 from rxacp.schema import NewSessionResponse, PromptResponse
+from tests.polling import wait_until
 
 from .harness import AgentHarness
 
@@ -44,5 +47,28 @@ def test_session_new_is_answered_while_32_sync_prompt_turns_wait_for_permission(
             h.send({"id": m["id"], "result": outcome})
         ends = [h.next(30.0) for _ in range(TURNS)]
         assert all(e["result"] == {"stopReason": "end_turn"} for e in ends), ends
+    finally:
+        h.close()
+
+
+def test_a_prompt_arriving_while_the_client_does_not_read_still_sees_its_session_cancel() -> None:
+    """Requests are held while the outbound buffer is full, but never a prompt: a held turn
+    would start after the ``session/cancel`` that followed it and miss it."""
+
+    def prompt(_request: Any, ctx: Any) -> Any:
+        return ctx.when_cancelled().pipe(  # runs until cancelled
+            ops.map(lambda _: PromptResponse(stop_reason="end_turn"))
+        )
+
+    h = AgentHarness("async", configure=lambda b: b.prompt_handler(prompt))
+    try:
+        receiver: Any = h.peer.receiver
+        h.agent.session.runner.call(receiver.on_write_paused)  # the client stopped reading
+        assert wait_until(lambda: h.agent.session.outbound_paused, 10.0)
+        rid = h.prompt()
+        h.cancel()  # (no flush(): a call from this thread would wait on the paused gate)
+        h.agent.session.runner.call(receiver.on_write_resumed)  # after both, in order
+        answer = h.next(30.0)
+        assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
     finally:
         h.close()

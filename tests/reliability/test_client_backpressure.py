@@ -20,10 +20,18 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+import reactivex
 
-from .conftest import Figure, agent_env, scaled
+from rxacp.client import AcpClient, WorkspaceFileSystem
+from rxacp.schema import PromptRequest, SessionNotification
+from rxacp.session.blocking import wait_for
+from rxacp.transport import AgentParameters, StdioAcpClientTransport
+from tests._notes import chunk_text
+
+from .conftest import FLOOD, Figure, agent_env, scaled
 
 CLIENT = os.path.join(os.path.dirname(__file__), "peers", "slow_consumer_client.py")
 UNREAD_CLIENT = os.path.join(os.path.dirname(__file__), "peers", "unread_answers_client.py")
@@ -81,3 +89,47 @@ def test_a_client_whose_agent_never_reads_its_answers_keeps_its_memory_bounded(
     assert result["read_pauses"] >= 1 and result["held_max"] > 0  # held, then stopped reading
     # once the agent reads, every request is answered with the whole file: nothing dropped
     assert result["answered"] == READS and result["complete"] == READS, result
+
+
+MIXED_UPDATES = scaled(10_000, 100_000)
+MIXED_READS = 8
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(scaled(240, 1200))  # 20 s on an idle 2-core box
+def test_an_agent_streaming_while_the_client_answers_large_reads_never_deadlocks_the_two(
+    tmp_path: Any, figure: Figure
+) -> None:
+    """Both sides back-pressured at once: the rxacp agent stops reading stdin while its stdout
+    is full; the client holds the agent's requests while its stdin is full but keeps reading
+    (stopping at once too would make each wait for the other). A slow consumer makes the
+    client's reading lag, so the agent's stdout fills while answers of 2 MiB fill stdin."""
+    path = tmp_path / "big.txt"
+    path.write_text(("y" * 99 + "\n") * (2 * 1024 * 1024 // 100))
+    seen: list[str] = []
+    holder: dict[str, Any] = {}
+
+    def consume(note: SessionNotification) -> reactivex.Observable[int]:
+        seen.append(chunk_text(note))
+        return reactivex.timer(0.0002, scheduler=holder["scheduler"])  # a consumer that lags
+
+    transport = StdioAcpClientTransport(AgentParameters(sys.executable, [FLOOD], env=agent_env()))
+    builder = AcpClient.async_(transport).session_update_consumer(consume)
+    client = WorkspaceFileSystem(str(tmp_path)).install(builder).build()
+    holder["scheduler"] = client.session.scheduler
+    try:
+        client.initialize().run()
+        sid = client.new_session({"cwd": str(tmp_path), "mcpServers": []}).run().session_id
+        text = f"mixed {MIXED_UPDATES} 512 {MIXED_READS} {path}"
+        answer = wait_for(client.prompt(PromptRequest.text(sid, text)), scaled(180, 1100))
+        stats = client.session.stats
+    finally:
+        client.close()
+    figure("updates_streamed_during_reads", MIXED_UPDATES)
+    figure("client_read_pauses", stats.read_pauses)
+    figure("client_requests_held", stats.requests_held)
+    assert answer.stop_reason == "end_turn"
+    assert stats.read_pauses > 0  # the client's reading lagged: the agent's stdout filled
+    assert stats.requests_held > 0  # and its stdin was full: the agent's reads were held
+    assert [int(t[:9]) for t in seen[:-1]] == list(range(MIXED_UPDATES))  # in order, all
+    assert seen[-1] == f"read {4 * MIXED_READS * path.stat().st_size} in {4 * MIXED_READS}"

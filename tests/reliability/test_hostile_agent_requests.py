@@ -130,7 +130,7 @@ def test_requests_for_sessions_the_client_never_created_are_refused_without_call
         with pytest.raises(AcpProtocolException) as info:
             pair.call(method, params)
         assert info.value.code == -32002 and "unknown session" in info.value.message
-        assert len(info.value.message) < 300  # a long id is echoed as a bounded prefix
+        assert len(info.value.message) < 600  # a long id is echoed as a bounded prefix
     assert pair.calls == {"read": 0, "permission": 0}
     started = time.monotonic()
     floods = [

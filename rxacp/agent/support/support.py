@@ -115,6 +115,12 @@ class AcpAgentSupportBuilder:
         to_seconds(timeout, name="request_timeout")
         return self._option("request_timeout", timeout)
 
+    def human_request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of the agent→client requests a person answers (permission, elicitation;
+        default: the request timeout; see the agent builders' option)."""
+        to_seconds(timeout, name="human_request_timeout")
+        return self._option("human_request_timeout", timeout)
+
     def cancel_grace_period(self, period: Duration | None) -> Self:
         """SDK policy: how long a prompt handler may take after ``session/cancel`` (60 s)."""
         to_seconds(period, name="cancel_grace_period")

@@ -347,9 +347,9 @@ def run(
         return EXIT_ERROR
     except AcpException as exc:
         head, newline, tail = str(exc).partition("\n")
-        if isinstance(exc, AcpTimeoutException):
+        if isinstance(exc, AcpTimeoutException):  # the CLI's flag, not the builder option
             flag = "--timeout" if exc.method == "session/prompt" else "--startup-timeout"
-            head += f" (raise it with {flag})"
+            head = f"{exc.method} timed out after {exc.timeout_seconds:g} s (raise it with {flag})"
         show.error(head + junk.summary() + newline + tail, exc)
         return EXIT_ERROR
     finally:

@@ -190,6 +190,7 @@ class FieldRig:
                 .read_text_file_handler(self._read)
                 .write_text_file_handler(self._write)
                 .request_permission_handler(self._permission)
+                .track_session_states()  # the read model, against production agents too
             )
             self.terminals.install(sync_builder)
             self.sync: AcpSyncClient | None = sync_builder.build()
@@ -204,6 +205,7 @@ class FieldRig:
                 .read_text_file_handler(self._read_async)
                 .write_text_file_handler(self._write_async)
                 .request_permission_handler(self._permission)
+                .track_session_states()  # the read model, against production agents too
             )
             self.terminals.install(async_builder)
             self.sync = None

@@ -114,6 +114,7 @@ def test_the_attach_fallback_disposes_at_once_when_the_observer_stopped(
     assert disposed == [1]
 
 
+@pytest.mark.selector_loop  # asyncio's own pipe transports; uvloop's have no max_size
 def test_asyncio_pipe_transports_read_with_a_settable_int_max_size() -> None:
     async def main() -> tuple[int, int]:
         read_fd, write_fd = os.pipe()

@@ -184,7 +184,12 @@ class AcpAsgiApp:
         for transport in list(self._connections.values()):
             self._over(transport, "server shutting down")
         while self._closing:
-            await asyncio.gather(*list(self._closing), return_exceptions=True)
+            closing = list(self._closing)
+            await asyncio.gather(*closing, return_exceptions=True)
+            # their done callbacks (which discard them) may not have run yet: awaiting tasks
+            # that are done already does not yield (Python 3.13), so without this the loop
+            # spun here for ever, holding the GIL
+            self._closing.difference_update(closing)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]

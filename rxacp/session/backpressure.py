@@ -236,7 +236,7 @@ class GatedRunner(LoopRunner):
             super().call_later(fn)
             return
         self._gate.enter()
-        self._enqueue(fn, counted=True)  # released in bulk when its batch has run
+        self._call_counted(fn)  # released in bulk when its batch has run
 
     def _batch_ran(self, counted: int) -> None:
         self._gate.leave(counted)

@@ -10,17 +10,30 @@ This module is *not* responsible for any protocol state; it only owns the thread
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from rxacp.transport._handoff import close_loop
+from rxacp.transport._handoff import Handoff, close_loop
 
 __all__ = ["LoopRunner"]
 
+
+def _nothing() -> None:
+    pass
+
+
 _T = TypeVar("_T")
+
+
+class _Counted:
+    """A queued call that passed the outbound gate (released when its batch has run)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
 
 
 class LoopRunner:
@@ -28,13 +41,10 @@ class LoopRunner:
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None, *, name: str = "rxacp-loop"):
         self._owned = loop is None
-        self._queue: collections.deque[Callable[[], Any]] = collections.deque()
-        self._queue_lock = threading.Lock()
-        self._drain_scheduled = False
-        self._counted = 0  # queued with counted=True and not taken by a drain yet
-        self.batch_hooks: tuple[Callable[[], Any], Callable[[], Any]] | None = None
-        """Optional ``(begin, end)`` called around each batch of queued calls (the session
-        corks its transport there, so the frames one batch writes go out together)."""
+        self._counted = 0  # gated calls run by the batch under way (loop thread)
+        self._handoff: Handoff[Callable[[], Any] | _Counted] = Handoff(
+            self._run_one, on_batch=(_nothing, self._batch_end)
+        )
         self._thread: threading.Thread | None = None
         self._thread_id: int | None = None
         if loop is None:
@@ -55,6 +65,19 @@ class LoopRunner:
             ready.wait(10)
         else:
             self.loop = loop
+        self._handoff.attach(self.loop)
+
+    def set_batch_hooks(self, begin: Callable[[], Any], end: Callable[[], Any]) -> None:
+        """Call ``begin()`` and ``end()`` around each batch of queued calls (the session corks
+        its transport there, so the frames one batch writes go out together)."""
+
+        def batch_end() -> None:
+            try:
+                end()
+            finally:
+                self._batch_end()
+
+        self._handoff.set_batch_hooks((begin, batch_end))
 
     @property
     def owned(self) -> bool:
@@ -75,66 +98,43 @@ class LoopRunner:
         if self.in_loop():
             fn()
         else:
-            self._enqueue(fn)
+            self._handoff.push(fn)
 
     def call_later(self, fn: Callable[[], Any]) -> None:
         """Queue ``fn`` on the loop (never inline), from any thread, in call order.
 
-        Calls are batched: one ``call_soon_threadsafe`` (one wake-up of the loop) runs every
-        function queued until the loop gets to it, instead of one wake-up per function (a worker
-        streaming updates queues thousands). Functions run in the order they were queued, also
-        relative to :meth:`call` from other threads (one queue).
+        Calls are batched: one wake-up of the loop runs every function queued until the loop
+        gets to it, instead of one wake-up per function (a worker streaming updates queues
+        thousands). Functions run in the order they were queued, also relative to :meth:`call`
+        from other threads (one queue). Once the loop is closed, calls are dropped.
         """
-        self._enqueue(fn)
+        self._handoff.push(fn, self.loop if self.in_loop() else None)
 
-    def _enqueue(self, fn: Callable[[], Any], counted: bool = False) -> None:
-        with self._queue_lock:
-            self._queue.append(fn)
-            if counted:
-                self._counted += 1
-            if self._drain_scheduled:
-                return
-            self._drain_scheduled = True
-        try:
-            self.loop.call_soon_threadsafe(self._drain)
-        except RuntimeError:  # loop closed: nothing left to do there
-            with self._queue_lock:
-                self._queue.clear()
-                self._drain_scheduled = False
-                self._counted = 0
+    def _call_counted(self, fn: Callable[[], Any]) -> None:
+        """Queue ``fn`` like :meth:`call_later`; :meth:`_batch_ran` is told once it ran."""
+        if not self._handoff.push(_Counted(fn)):
+            self._batch_ran(1)  # never runs: give its gate slot back
 
     def _batch_ran(self, counted: int) -> None:
-        """Hook: a batch holding ``counted`` calls queued with ``counted=True`` has run."""
+        """Hook: a batch that ran ``counted`` calls queued by :meth:`_call_counted` is over."""
 
-    def _drain(self) -> None:
-        """Run the functions queued so far (loop thread); later ones get their own drain."""
-        queue = self._queue
-        with self._queue_lock:
-            self._drain_scheduled = False
-            count = len(queue)
-            counted, self._counted = self._counted, 0  # exactly those among the `count` taken
-        hooks = self.batch_hooks
-        if hooks is not None:
-            hooks[0]()
+    def _run_one(self, item: Callable[[], Any] | _Counted) -> None:
+        if type(item) is _Counted:
+            self._counted += 1
+            fn = item.fn
+        else:
+            fn = item  # type: ignore[assignment]
         try:
-            for _ in range(count):
-                fn = queue.popleft()
-                try:
-                    fn()
-                except Exception as exc:
-                    self.loop.call_exception_handler(
-                        {"message": f"Exception in callback {fn!r}", "exception": exc}
-                    )
-        finally:
-            if hooks is not None:
-                hooks[1]()
-            if counted:
-                self._batch_ran(counted)
-            if count and queue:  # interrupted by a BaseException: keep the rest going
-                with self._queue_lock:
-                    if not self._drain_scheduled:
-                        self._drain_scheduled = True
-                        self.loop.call_soon(self._drain)
+            fn()
+        except Exception as exc:
+            self.loop.call_exception_handler(
+                {"message": f"Exception in callback {fn!r}", "exception": exc}
+            )
+
+    def _batch_end(self) -> None:
+        if self._counted:
+            counted, self._counted = self._counted, 0
+            self._batch_ran(counted)
 
     def run(self, coro: Coroutine[Any, Any, _T], timeout: float | None) -> _T:
         """Run ``coro`` on the loop and wait for it from another thread, at most ``timeout`` s."""

@@ -112,7 +112,7 @@ class AcpSession:
         self._gate = OutboundGate(max_queued_writes, self.stats, hold_producers=role != "client")
         self._runner: LoopRunner = GatedRunner(loop, name=f"rxacp-{role}-loop", gate=self._gate)
         if transport.batches_writes:  # one write per batch of hand-offs (measured)
-            self._runner.batch_hooks = (transport.cork, transport.uncork)
+            self._runner.set_batch_hooks(transport.cork, transport.uncork)
         self.scheduler: abc.SchedulerBase = scheduler or AsyncIOThreadSafeScheduler(
             self._runner.loop
         )

@@ -1,9 +1,11 @@
-"""Hand-offs between event loops, shared by the transports and the engine's loop runner.
+"""The one cross-thread hand-off, shared by the engine's loop runner and the transports.
 
-:class:`ReceiverInbox` queues items from any thread and hands them, in order and in batches, to
-the receiver on its loop, and tells the receiver ``on_closed`` exactly once (the WebSocket
-transports and the in-memory pair deliver frames this way). :func:`close_loop` finishes a loop
-whose ``run_forever`` returned.
+:class:`Handoff` queues items from any thread and hands them, in push order and in batches, to
+a callback on one event loop: one wake-up of that loop per batch, however many items a batch
+holds. The engine's ``LoopRunner`` hands functions to the connection's loop with it;
+:class:`ReceiverInbox` hands frames to a transport's receiver with it (the WebSocket and HTTP
+transports and the in-memory pair) and tells the receiver ``on_closed`` exactly once.
+:func:`close_loop` finishes a loop whose ``run_forever`` returned.
 
 This module is *not* responsible for what the items mean, nor for any transport's state.
 """
@@ -11,17 +13,125 @@ This module is *not* responsible for what the items mean, nor for any transport'
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rxacp.transport.base import FrameReceiver, TransportClosed
 from rxacp.transport.framing import call_safely
 
-__all__ = ["ReceiverInbox", "close_loop"]
+__all__ = ["Handoff", "ReceiverInbox", "close_loop"]
 
 _log = logging.getLogger("rxacp.transport")
+
+_T = TypeVar("_T")
+
+
+class Handoff(Generic[_T]):
+    """Items pushed from any thread, given to ``on_item`` in push order, in batches, on a loop.
+
+    ``push`` queues an item and, unless a drain is already pending, schedules one on the loop
+    (without the self-pipe when the pusher runs on that loop). A drain takes exactly the items
+    queued when it starts; ones pushed meanwhile get the next drain. ``on_batch`` is an optional
+    ``(begin, end)`` pair called around each drain. Items pushed before :meth:`attach` wait for
+    it. After :meth:`close` nothing more is delivered: ``push`` refuses, and a drain under way
+    stops before its next item.
+
+    Thread safety: ``push``, ``close`` and ``closed`` from any thread; ``attach`` once; the
+    callbacks run on the loop only.
+    """
+
+    __slots__ = ("_closed", "_items", "_lock", "_loop", "_on_batch", "_on_item", "_scheduled")
+
+    def __init__(
+        self,
+        on_item: Callable[[_T], object],
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        on_batch: tuple[Callable[[], object], Callable[[], object]] | None = None,
+    ) -> None:
+        self._on_item = on_item
+        self._on_batch = on_batch
+        self._lock = threading.Lock()
+        self._items: collections.deque[_T] = collections.deque()
+        self._scheduled = False  # a drain is queued on the loop
+        self._closed = False
+        self._loop = loop
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran (or the loop was found closed)."""
+        return self._closed
+
+    def set_batch_hooks(self, hooks: tuple[Callable[[], object], Callable[[], object]]) -> None:
+        """Call ``hooks[0]()`` before and ``hooks[1]()`` after each drain (set before use)."""
+        self._on_batch = hooks
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver on ``loop`` from now on; what was pushed earlier right after."""
+        with self._lock:
+            self._loop = loop
+            pending = self._scheduled = bool(self._items) and not self._closed
+        if pending:
+            loop.call_soon(self._drain)
+
+    def push(self, item: _T, sender_loop: asyncio.AbstractEventLoop | None = None) -> bool:
+        """Queue ``item``; False when it was refused (closed, or the loop is closed: then
+        the handoff closes and what was queued is dropped). ``sender_loop`` is the caller's
+        own loop when it is known."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._items.append(item)
+            if self._scheduled or self._loop is None:
+                return True
+            self._scheduled = True
+            loop = self._loop
+        try:
+            if loop is sender_loop:
+                loop.call_soon(self._drain)
+            else:
+                loop.call_soon_threadsafe(self._drain)
+        except RuntimeError:  # the loop is closed: nothing can run there any more
+            self.close()
+            return False
+        return True
+
+    def close(self) -> list[_T]:
+        """Deliver nothing more; returns the items that were queued and not delivered."""
+        with self._lock:
+            self._closed = True
+            dropped = list(self._items)
+            self._items.clear()
+        return dropped
+
+    def _drain(self) -> None:
+        items = self._items
+        with self._lock:
+            self._scheduled = False
+            count = len(items)
+        hooks = self._on_batch
+        if hooks is not None:
+            hooks[0]()
+        on_item = self._on_item
+        try:
+            for _ in range(count):
+                with self._lock:
+                    if self._closed or not items:
+                        return
+                    item = items.popleft()
+                on_item(item)
+        finally:
+            if hooks is not None:
+                hooks[1]()
+            if count:  # interrupted by a BaseException: the rest gets a drain of its own
+                with self._lock:
+                    again = bool(items) and not self._scheduled and not self._closed
+                    self._scheduled = self._scheduled or again
+                if again and self._loop is not None:
+                    self._loop.call_soon(self._drain)
 
 
 OnItem = Callable[[FrameReceiver, Any], TransportClosed | None]
@@ -30,35 +140,23 @@ is the end marker (the inbox then reports it and delivers nothing more)."""
 
 
 class ReceiverInbox:
-    """Items pushed from any thread, delivered in push order, in batches, on the receiver's loop.
+    """Frames (or other items) pushed from any thread, delivered in push order on the
+    receiver's loop through one :class:`Handoff`.
 
-    ``push`` queues an item and, unless a drain is already pending, schedules one on the
-    receiving loop. Items pushed before :meth:`attach` wait for it. :meth:`end` tells the
-    receiver ``on_closed`` once and drops what is queued and everything pushed later.
+    Items pushed before :meth:`attach` wait for it. :meth:`end` tells the receiver
+    ``on_closed`` once and drops what is queued and everything pushed later (each dropped
+    item goes to ``on_drop``, so a byte budget can give its bytes back).
     """
 
-    __slots__ = (
-        "_ended",
-        "_items",
-        "_lock",
-        "_loop",
-        "_name",
-        "_on_drop",
-        "_on_item",
-        "_scheduled",
-        "receiver",
-    )
+    __slots__ = ("_ended", "_handoff", "_name", "_on_drop", "_on_item", "receiver")
 
     def __init__(
         self, on_item: OnItem, *, name: str, on_drop: Callable[[Any], None] | None = None
     ) -> None:
         self._on_item = on_item
-        self._on_drop = on_drop  # told about each item dropped undelivered (after the end)
+        self._on_drop = on_drop
         self._name = name  # for the log line when the receiving loop is gone
-        self._lock = threading.Lock()
-        self._items: list[Any] = []
-        self._scheduled = False  # a drain is queued on the receiving loop
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._handoff: Handoff[Any] = Handoff(self._deliver)
         self._ended = False  # on_closed delivered
         self.receiver: FrameReceiver | None = None
         """Who gets the items (``None`` until :meth:`attach`)."""
@@ -70,44 +168,26 @@ class ReceiverInbox:
 
     def attach(self, loop: asyncio.AbstractEventLoop, receiver: FrameReceiver) -> None:
         """Deliver to ``receiver`` on ``loop`` from now on; earlier items right after."""
-        with self._lock:
-            self._loop, self.receiver = loop, receiver
-            pending = self._scheduled = bool(self._items)
-        if pending:
-            loop.call_soon(self._drain)
+        self.receiver = receiver
+        self._handoff.attach(loop)
 
     def push(self, item: Any, sender_loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Queue ``item``; ``sender_loop`` is the caller's own loop when it is known (a drain
-        for that same loop is then scheduled without waking it through its self-pipe)."""
-        with self._lock:
-            ended = self._ended
-            if not ended:
-                self._items.append(item)
-                if self._scheduled or self._loop is None:
-                    return
-                self._scheduled = True
-                loop = self._loop
-        if ended:
-            self._dropped([item])
+        """Queue ``item``; ``sender_loop`` is the caller's own loop when it is known."""
+        if self._handoff.push(item, sender_loop):
             return
-        try:
-            if loop is sender_loop:
-                loop.call_soon(self._drain)
-            else:
-                loop.call_soon_threadsafe(self._drain)
-        except RuntimeError:  # the receiving loop is closed: nobody can be told any more
+        if self._ended:
+            self._dropped([item])
+        else:  # the receiving loop is closed: nobody can be told any more
             _log.debug("%s: receiving loop closed, frame dropped", self._name)
 
     def end(self, info: TransportClosed) -> None:
         """Tell the receiver ``on_closed(info)`` unless it was told already (or never attached);
         queued and later items are dropped. Call it on the receiver's loop."""
-        with self._lock:
-            receiver = self.receiver
-            if self._ended or receiver is None:
-                return
-            self._ended = True
-            dropped, self._items = self._items, []
-        self._dropped(dropped)
+        receiver = self.receiver
+        if self._ended or receiver is None:
+            return
+        self._ended = True
+        self._dropped(self._handoff.close())
         call_safely(receiver.on_closed, info)
 
     def _dropped(self, items: list[Any]) -> None:
@@ -115,20 +195,12 @@ class ReceiverInbox:
             for item in items:
                 call_safely(self._on_drop, item)
 
-    def _drain(self) -> None:
-        with self._lock:
-            items, self._items, self._scheduled = self._items, [], False
-        receiver, on_item = self.receiver, self._on_item
+    def _deliver(self, item: Any) -> None:
+        receiver = self.receiver
         assert receiver is not None
-        for index, item in enumerate(items):
-            if self._ended:
-                self._dropped(items[index:])
-                return
-            info = on_item(receiver, item)
-            if info is not None:
-                self.end(info)
-                self._dropped(items[index + 1 :])
-                return
+        info = self._on_item(receiver, item)
+        if info is not None:
+            self.end(info)
 
 
 def close_loop(loop: asyncio.AbstractEventLoop, *, join_executor: bool = False) -> None:

@@ -1,12 +1,15 @@
-"""ReceiverInbox and close_loop: the hand-offs the transports and the loop runner share."""
+"""Handoff, ReceiverInbox, close_loop: the one hand-off the transports and the engine share."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import threading
 from typing import Any
 
-from rxacp.transport._handoff import ReceiverInbox, close_loop
+from rxacp.session.loop import LoopRunner
+from rxacp.transport._handoff import Handoff, ReceiverInbox, close_loop
 from rxacp.transport.base import Frame, TransportClosed
 
 _END = object()
@@ -150,3 +153,110 @@ def test_close_loop_cancels_unfinished_tasks_and_closes_the_loop() -> None:
     close_loop(loop, join_executor=True)
     assert cancelled.is_set() and task.cancelled()
     assert loop.is_closed()
+
+
+class _CountingLoop(asyncio.SelectorEventLoop):
+    """Counts the wake-ups other threads ask for."""
+
+    wakeups = 0
+
+    def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.wakeups += 1
+        return super().call_soon_threadsafe(*args, **kwargs)
+
+
+def test_a_batch_of_pushes_from_another_thread_costs_one_wake_up_of_the_loop() -> None:
+    seen: list[int] = []
+    loop = _CountingLoop()
+    handoff: Handoff[int] = Handoff(seen.append, loop=loop)
+    try:
+        for i in range(100):  # the loop is not running: all wait for one drain
+            handoff.push(i)
+        _run_until_idle(loop)
+    finally:
+        loop.close()
+    assert seen == list(range(100))
+    assert loop.wakeups == 1
+
+
+def test_an_interrupted_drain_keeps_the_rest_in_order_for_the_next_one() -> None:
+    seen: list[int] = []
+
+    def on_item(item: int) -> None:
+        if item == 2 and 2 not in seen:
+            seen.append(item)
+            raise KeyboardInterrupt
+        seen.append(item)
+
+    loop = asyncio.new_event_loop()
+    handoff: Handoff[int] = Handoff(on_item, loop=loop)
+    try:
+        for i in range(5):
+            handoff.push(i, loop)
+        with contextlib.suppress(KeyboardInterrupt):
+            _run_until_idle(loop)
+        _run_until_idle(loop)
+    finally:
+        loop.close()
+    assert seen == [0, 1, 2, 3, 4]
+
+
+def test_close_during_a_drain_stops_before_the_next_item_and_returns_what_was_left() -> None:
+    seen: list[int] = []
+    left: list[list[int]] = []
+    loop = asyncio.new_event_loop()
+
+    def on_item(item: int) -> None:
+        seen.append(item)
+        if item == 1:
+            left.append(handoff.close())
+
+    handoff: Handoff[int] = Handoff(on_item, loop=loop)
+    try:
+        for i in range(4):
+            handoff.push(i, loop)
+        _run_until_idle(loop)
+        refused = handoff.push(9, loop)
+    finally:
+        loop.close()
+    assert seen == [0, 1]
+    assert left == [[2, 3]]
+    assert refused is False and handoff.closed
+
+
+def test_a_gated_call_queued_after_the_loop_closed_gives_its_slot_back() -> None:
+    released: list[int] = []
+
+    class Runner(LoopRunner):
+        def _batch_ran(self, counted: int) -> None:
+            released.append(counted)
+
+    loop = asyncio.new_event_loop()
+    runner = Runner(loop)
+    loop.close()
+    runner._call_counted(lambda: None)
+    assert released == [1]
+
+
+def test_the_loop_runner_runs_calls_from_many_threads_in_each_threads_order() -> None:
+    runner = LoopRunner(name="test-handoff")
+    seen: list[tuple[int, int]] = []
+    done = threading.Event()
+    try:
+
+        def produce(p: int) -> None:
+            for i in range(200):
+                runner.call_later(functools.partial(seen.append, (p, i)))
+
+        threads = [threading.Thread(target=produce, args=(p,)) for p in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        runner.call_later(done.set)
+        assert done.wait(10)
+    finally:
+        runner.stop()
+    for p in range(4):
+        assert [i for q, i in seen if q == p] == list(range(200))
+    assert len(seen) == 800

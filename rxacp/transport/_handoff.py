@@ -65,6 +65,11 @@ class Handoff(Generic[_T]):
         """True once :meth:`close` ran (or the loop was found closed)."""
         return self._closed
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop items are delivered on (``None`` before :meth:`attach`)."""
+        return self._loop
+
     def set_batch_hooks(self, hooks: tuple[Callable[[], object], Callable[[], object]]) -> None:
         """Call ``hooks[0]()`` before and ``hooks[1]()`` after each drain (set before use)."""
         self._on_batch = hooks

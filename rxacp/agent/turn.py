@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import reactivex
 from reactivex import abc
-from reactivex.disposable import Disposable
+from reactivex.disposable import Disposable, SingleAssignmentDisposable
 
 from .._durations import iso8601_duration
 from ..errors import AcpErrorCodes, AcpProtocolException
@@ -118,7 +118,6 @@ class PromptTurn:
         """True once ``session/cancel`` or ``session/close`` arrived (answer: ``cancelled``)."""
         self.signal = CancelSignal()
         self._children: dict[int, abc.DisposableBase] = {}
-        self._child_seq = 0
         self._children_lock = threading.Lock()
         self._handler_sub: abc.DisposableBase | None = None
         self._grace_timer: abc.DisposableBase | None = None
@@ -145,13 +144,19 @@ class PromptTurn:
     def finish_now(self, result: Any = None, error: BaseException | None = None) -> None:
         """The handler answered synchronously with a plain value (or raised): answer at once,
         without subscribing anything (same answer as ``start(reactivex.of(result))``)."""
-        if error is not None:
-            self._answer(error=error)
-        else:
-            self._answer(result=result)
+        self._answer(result=result, error=error)
 
     def _on_loop(self, fn: Any) -> None:
         self._core.session.runner.call(fn)
+
+    def _on_loop_in_order(self, fn: Any) -> None:
+        """``fn`` on the loop, inline there; from another thread queued through the runner's
+        (gated) ``call_later``, in order with the thread's other updates."""
+        runner = self._core.session.runner
+        if runner.in_loop():
+            fn()
+        else:
+            runner.call_later(fn)
 
     def _on_result(self, value: Any) -> None:
         self._got_value = True
@@ -247,13 +252,9 @@ class PromptTurn:
 
     def _respond(self, result: Any, error: BaseException | None) -> None:
         if self.session_cancelled:
-            meta = getattr(result, "meta", None) if isinstance(result, PromptResponse) else None
-            if meta is None:
-                self.incoming.respond({"stopReason": "cancelled"})
-                return
-            response = PromptResponse.cancelled()
-            response.meta = meta
-            self.incoming.respond(response)
+            meta = result.meta if isinstance(result, PromptResponse) else None
+            cancelled = {"stopReason": "cancelled"}
+            self.incoming.respond(cancelled if meta is None else {**cancelled, "_meta": meta})
         elif error is not None:
             self.incoming.respond_error(error)
         elif result is None:
@@ -283,21 +284,13 @@ class PromptTurn:
             if isinstance(update, SessionNotification)
             else SessionNotification(session_id=self.session_id, update=update)
         )
-        runner = self._core.session.runner
-        if runner.in_loop():
-            self._write_update(notification)
-        else:
-            runner.call_later(lambda: self._write_update(notification))
+        self._on_loop_in_order(lambda: self._write_update(notification))
 
     def send_wire_update(self, update: dict[str, Any]) -> None:
         """Like :meth:`send_update` with the update's wire form (built by the SDK, not the user:
         it is not validated again)."""
         notification = {"sessionId": self.session_id, "update": update}
-        runner = self._core.session.runner
-        if runner.in_loop():
-            self._write_update(notification)
-        else:
-            runner.call_later(lambda: self._write_update(notification))
+        self._on_loop_in_order(lambda: self._write_update(notification))
 
     def _write_update(self, notification: SessionNotification | dict[str, Any]) -> None:
         if self.state == ANSWERED:
@@ -325,10 +318,16 @@ class PromptTurn:
             if self.signal.is_set():
                 observer.on_error(_turn_cancelled())
                 return Disposable()
+            inner = SingleAssignmentDisposable()
+
+            def cascade() -> None:
+                inner.dispose()
+                observer.on_error(_turn_cancelled())
+
+            child = Disposable(cascade)
+            key = id(child)
             with self._children_lock:
-                self._child_seq += 1
-                key = self._child_seq
-            holder: list[abc.DisposableBase] = []
+                self._children[key] = child
 
             def finished() -> None:
                 with self._children_lock:
@@ -342,15 +341,8 @@ class PromptTurn:
                 finished()
                 observer.on_completed()
 
-            def cascade() -> None:
-                if holder:
-                    holder[0].dispose()
-                observer.on_error(_turn_cancelled())
-
-            with self._children_lock:
-                self._children[key] = Disposable(cascade)
-            holder.append(
-                source.subscribe(observer.on_next, on_error, on_completed, scheduler=scheduler)
+            inner.disposable = source.subscribe(
+                observer.on_next, on_error, on_completed, scheduler=scheduler
             )
             if self.signal.is_set():  # cancelled while subscribing
                 with self._children_lock:
@@ -360,7 +352,7 @@ class PromptTurn:
 
             def dispose() -> None:
                 finished()
-                holder[0].dispose()
+                inner.dispose()
 
             return Disposable(dispose)
 

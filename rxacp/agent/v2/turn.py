@@ -26,7 +26,6 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from ...errors import exception_to_error
-from ...schema import PromptResponse
 from ...session import IncomingRequest
 from ..turn import ANSWERED, PromptTurn
 
@@ -79,13 +78,6 @@ class PromptTurnV2(PromptTurn):
         """A permission request of this turn settled: ``running`` when none is left."""
         self._on_loop_in_order(self._on_unblocked)
 
-    def _on_loop_in_order(self, fn: Any) -> None:
-        runner = self._core.session.runner
-        if runner.in_loop():
-            fn()
-        else:
-            runner.call_later(fn)
-
     def _on_blocked(self) -> None:
         self._blocked += 1
         if self._blocked == 1:
@@ -112,8 +104,8 @@ class PromptTurnV2(PromptTurn):
             update["stopReason"] = "end_turn"
         elif isinstance(result, str):
             update["stopReason"] = str(result)
-        elif isinstance(result, PromptResponse) or hasattr(result, "stop_reason"):
-            update["stopReason"] = str(getattr(result, "stop_reason", None) or "end_turn")
+        elif hasattr(result, "stop_reason"):  # a v1 or v2 PromptResponse
+            update["stopReason"] = str(result.stop_reason or "end_turn")
         else:
             update["stopReason"] = "error"
             update["error"] = exception_to_error(

@@ -20,9 +20,7 @@ from ...schema.methods import METHODS, MethodSpec
 from ...session.adapters import check_ext_method
 
 __all__ = [
-    "AGENT_METHOD_DECORATORS",
     "AgentInfo",
-    "HandlerMark",
     "MethodDecorator",
     "SessionId",
     "acp_agent",
@@ -143,29 +141,15 @@ list_providers = _decorator("list_providers")
 set_provider = _decorator("set_provider")
 disable_provider = _decorator("disable_provider")
 
-AGENT_METHOD_DECORATORS: dict[str, MethodDecorator] = {
-    d.spec.name: d
-    for d in (
-        initialize,
-        authenticate,
-        logout,
-        new_session,
-        load_session,
-        list_sessions,
-        delete_session,
-        resume_session,
-        close_session,
-        set_session_mode,
-        set_session_config_option,
-        prompt,
-        cancel,
-        fork_session,
-        list_providers,
-        set_provider,
-        disable_provider,
-    )
-}
-"""ACP method name → its decorator."""
+
+def _ext_marker(method: str, kind: str, decorator: str) -> Callable[[_F], _F]:
+    check_ext_method(method, f"@{decorator}")
+
+    def mark(fn: _F) -> _F:
+        _add_mark(fn, HandlerMark(method, kind, None, decorator))
+        return fn
+
+    return mark
 
 
 def ext_method(method: str) -> Callable[[_F], _F]:
@@ -174,25 +158,13 @@ def ext_method(method: str) -> Callable[[_F], _F]:
     Parameters annotated ``dict``/``Any`` get the raw params; a pydantic model type gets them
     validated into that model. The return value (any JSON, or a model) is the result.
     """
-    check_ext_method(method, "@ext_method")
-
-    def mark(fn: _F) -> _F:
-        _add_mark(fn, HandlerMark(method, "request", None, "ext_method"))
-        return fn
-
-    return mark
+    return _ext_marker(method, "request", "ext_method")
 
 
 def ext_notification(method: str) -> Callable[[_F], _F]:
     """Mark a method as the handler of the extension notification ``method`` (starts with
     ``_``); handled in arrival order, its return value is ignored."""
-    check_ext_method(method, "@ext_notification")
-
-    def mark(fn: _F) -> _F:
-        _add_mark(fn, HandlerMark(method, "notification", None, "ext_notification"))
-        return fn
-
-    return mark
+    return _ext_marker(method, "notification", "ext_notification")
 
 
 def exception_handler(*types: type[BaseException]) -> Callable[[_F], _F]:

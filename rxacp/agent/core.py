@@ -294,51 +294,39 @@ class AgentCore:
         not advertised:         X          (AcpCapabilityException, nothing sent)
         """
         spec = self.methods[method]
-        if spec.capability is not None:
-            caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
-            if not caps.supports(spec.capability):
-                capability = spec.capability
+        capability, caps = spec.capability, self._client_caps()
+        if capability is not None and not caps.supports(capability):
 
-                def refuse(
-                    observer: abc.ObserverBase[Any], _s: abc.SchedulerBase | None = None
-                ) -> abc.DisposableBase:
-                    return _fail_now(observer, caps, capability)
+            def refuse(
+                observer: abc.ObserverBase[Any], _s: abc.SchedulerBase | None = None
+            ) -> abc.DisposableBase:
+                try:
+                    caps.require(capability)
+                except Exception as exc:
+                    observer.on_error(exc)
+                return Disposable()
 
-                return AcpObservable(refuse)
+            return AcpObservable(refuse)
+        human: dict[str, Any] = {}
         if method in HUMAN_ANSWERED and self.config.human_request_timeout_set:
-            return self.session.send_request(
-                method,
-                coerce_params(spec.params_type, params),
-                spec.result_type,
-                timeout=self.human_request_timeout,
-                timeout_setting="human_request_timeout",
-            )
+            human = {"timeout": self.human_request_timeout}
+            human["timeout_setting"] = "human_request_timeout"
         return self.session.send_request(
-            method, coerce_params(spec.params_type, params), spec.result_type
+            method, coerce_params(spec.params_type, params), spec.result_type, **human
         )
+
+    def _client_caps(self) -> NegotiatedCapabilities:
+        return self.client_capabilities or NegotiatedCapabilities({}, peer="client")
 
     def wait_bound(self) -> float | None:
         """How long a blocking agent→client call waits at most: the longest of the request
         timeouts + 5 s (the request itself times out first); ``None`` if one is off."""
-        limits = (self.session.request_timeout, self.human_request_timeout)
-        if any(limit is None for limit in limits):
-            return None
-        return max(limit for limit in limits if limit is not None) + 5.0
+        plain, human = self.session.request_timeout, self.human_request_timeout
+        return None if plain is None or human is None else max(plain, human) + 5.0
 
     def notify(self, method: str, params: Any) -> None:
         """Send an agent→client notification, gated like :meth:`call` (raises at once)."""
         spec = self.methods[method]
         if spec.capability is not None:
-            caps = self.client_capabilities or NegotiatedCapabilities({}, peer="client")
-            caps.require(spec.capability)
+            self._client_caps().require(spec.capability)
         self.session.send_notification(method, coerce_params(spec.params_type, params))
-
-
-def _fail_now(
-    observer: abc.ObserverBase[Any], caps: NegotiatedCapabilities, capability: str
-) -> abc.DisposableBase:
-    try:
-        caps.require(capability)
-    except Exception as exc:
-        observer.on_error(exc)
-    return Disposable()

@@ -43,16 +43,8 @@ class PromptTimeouts:
     """Both timers off: a handler that never answers keeps its session busy."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self,
-            "cancel_grace_period",
-            _duration(self.cancel_grace_period, "cancel_grace_period"),
-        )
-        object.__setattr__(
-            self,
-            "max_prompt_duration",
-            _duration(self.max_prompt_duration, "max_prompt_duration"),
-        )
+        for name in ("cancel_grace_period", "max_prompt_duration"):
+            object.__setattr__(self, name, _duration(getattr(self, name), name))
 
     def with_cancel_grace_period(self, period: Duration | None) -> PromptTimeouts:
         """A copy with another grace period (``None``/``0`` disables it)."""

@@ -276,14 +276,11 @@ class Dispatcher:
                 ops.flat_map(lambda v: self._realize(v, inv, target)),
             )
         if inspect.isawaitable(value):
-            return reactivex.from_future(self._future(value)).pipe(
+            assert self.agent is not None
+            return reactivex.from_future(to_future(value, self.agent.session.loop)).pipe(
                 ops.flat_map(lambda v: self._realize(v, inv, target))
             )
         return reactivex.of(self._final(value, inv, target))
-
-    def _future(self, awaitable: Any) -> Any:
-        assert self.agent is not None
-        return to_future(awaitable, self.agent.session.loop)
 
     def _final(self, value: Any, inv: InvocationContext, target: Target) -> Any:
         if isinstance(value, BaseException):

@@ -32,10 +32,8 @@ PROMPT = "session/prompt"
 
 
 def _has_session_id(request_type: Any) -> bool:
-    if request_type is None:
-        return True  # extension params: looked up at call time
-    fields = getattr(request_type, "model_fields", {})
-    return "session_id" in fields
+    """Whether requests of ``request_type`` carry a session id (extension params: maybe)."""
+    return request_type is None or "session_id" in getattr(request_type, "model_fields", {})
 
 
 def _is_session_id(param: HandlerParameter) -> bool:
@@ -44,8 +42,8 @@ def _is_session_id(param: HandlerParameter) -> bool:
     )
 
 
-def _is_exception_type(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseException)
+def _is_model(tp: Any, base: type[Any]) -> bool:
+    return isinstance(tp, type) and issubclass(tp, base)
 
 
 class _RequestResolver(ArgumentResolver):
@@ -54,26 +52,20 @@ class _RequestResolver(ArgumentResolver):
 
     def supports(self, param: HandlerParameter) -> bool:
         if param.kind == "exception_handler":
-            return isinstance(param.type, type) and issubclass(param.type, pydantic.BaseModel)
+            return _is_model(param.type, BaseModel)
         if param.request_type is not None:
             return param.type is param.request_type
         raw = typing.get_origin(param.type) or param.type
-        return raw in (dict, Mapping, Any, object) or (
-            isinstance(raw, type) and issubclass(raw, pydantic.BaseModel)
-        )
+        return raw in (dict, Mapping, Any, object) or _is_model(raw, BaseModel)
 
     def resolve(self, param: HandlerParameter, invocation: InvocationContext) -> Any:
         request = invocation.request
         if param.kind == "exception_handler":
             return request if isinstance(request, param.type) else None
         model = typing.get_origin(param.type) or param.type
-        if param.request_type is None and isinstance(model, type) and issubclass(model, BaseModel):
+        if param.request_type is None and _is_model(model, BaseModel):
             return _validate(model, request)
         return request
-
-
-def _is_model(tp: Any, base: type[Any]) -> bool:
-    return isinstance(tp, type) and issubclass(tp, base)
 
 
 def _validate(model: type[BaseModel], raw: Any) -> Any:
@@ -142,7 +134,7 @@ class _ExceptionResolver(ArgumentResolver):
     """An exception-typed parameter of an exception handler: the exception being handled."""
 
     def supports(self, param: HandlerParameter) -> bool:
-        return param.kind == "exception_handler" and _is_exception_type(param.type)
+        return param.kind == "exception_handler" and _is_model(param.type, BaseException)
 
     def resolve(self, param: HandlerParameter, invocation: InvocationContext) -> Any:
         exc = invocation.exception

@@ -160,10 +160,7 @@ class PromptTurn:
 
     def _on_result(self, value: Any) -> None:
         self._got_value = True
-        if self._core.session.runner.in_loop():
-            self._answer(result=value)
-        else:
-            self._on_loop(lambda: self._answer(result=value))
+        self._on_loop(lambda: self._answer(result=value))
 
     def _on_error(self, error: Exception) -> None:
         self._on_loop(lambda: self._answer(error=error))

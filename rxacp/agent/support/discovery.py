@@ -49,12 +49,6 @@ class AgentDefinition:
     exception_handlers: list[ExceptionHandlerDef] = field(default_factory=list)
 
 
-def _function(raw: Any) -> Any:
-    if isinstance(raw, (staticmethod, classmethod)):
-        return raw.__func__
-    return raw
-
-
 def _exception_types_from_params(fn: Callable[..., Any], name: str) -> tuple[type[Any], ...]:
     try:
         hints = typing.get_type_hints(fn)
@@ -85,7 +79,9 @@ def discover(instance: object) -> AgentDefinition:
     for attr in sorted(dir(cls)):
         if attr.startswith("__") and attr.endswith("__"):
             continue
-        raw = _function(inspect.getattr_static(cls, attr, None))
+        raw = inspect.getattr_static(cls, attr, None)
+        if isinstance(raw, (staticmethod, classmethod)):
+            raw = raw.__func__
         marks: tuple[HandlerMark, ...] = getattr(raw, MARK_ATTR, ())
         types: tuple[type[BaseException], ...] | None = getattr(raw, EXCEPTION_ATTR, None)
         if not marks and types is None:
@@ -119,11 +115,6 @@ def most_specific(
 ) -> ExceptionHandlerDef | None:
     """The handler whose type is nearest to ``type(exc)`` in its MRO (None if none matches)."""
     mro = type(exc).__mro__
-    best: tuple[int, ExceptionHandlerDef] | None = None
-    for handler in handlers:
-        for t in handler.types:
-            if t in mro:
-                distance = mro.index(t)
-                if best is None or distance < best[0]:
-                    best = (distance, handler)
+    ranked = ((mro.index(t), h) for h in handlers for t in h.types if t in mro)
+    best = min(ranked, key=lambda pair: pair[0], default=None)
     return None if best is None else best[1]

@@ -95,10 +95,8 @@ class InvocationContext:
         """The blocking view of this prompt turn's context (None outside ``@prompt``)."""
         if self.prompt_context is None:
             return None
-        if self._sync_context is None:
-            # The async agent made a PromptContext; the blocking view shares its core and turn.
-            ctx = self.prompt_context
-            self._sync_context = ctx.to_sync()
+        if self._sync_context is None:  # the blocking view shares the context's core and turn
+            self._sync_context = self.prompt_context.to_sync()
         return self._sync_context
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import uuid
 from typing import Any, Self
 
@@ -45,8 +46,7 @@ class AcpAgentSupportBuilder:
     def __init__(self) -> None:
         self._definition: AgentDefinition | None = None
         self._transport: AcpTransport | None = None
-        self._interceptors: list[Any] = []
-        self._interceptor_orders: list[int] = []
+        self._interceptors: list[tuple[int, Any]] = []  # (order, interceptor), as added
         self._resolvers: list[ArgumentResolver] = []
         self._return_handlers: list[ReturnValueHandler] = []
         self._options: list[tuple[str, tuple[Any, ...]]] = []
@@ -72,11 +72,6 @@ class AcpAgentSupportBuilder:
         return self
 
     # -- extension points ----------------------------------------------------------------------
-    def _sorted_interceptors(self) -> list[Any]:
-        # stable sort by order: ties keep the order added
-        ranked = sorted(range(len(self._interceptors)), key=self._interceptor_orders.__getitem__)
-        return [self._interceptors[i] for i in ranked]
-
     def interceptor(self, interceptor: Any, *, order: int | None = None) -> Self:
         """Add an interceptor (see :class:`AcpInterceptor`). They run sorted by ``order``
         (Java ``getOrder()``; default: the interceptor's ``order`` attribute, else 0), lowest
@@ -87,8 +82,7 @@ class AcpAgentSupportBuilder:
         rank = getattr(interceptor, "order", 0) if order is None else order
         if not isinstance(rank, int) or isinstance(rank, bool):
             raise TypeError(f"interceptor order must be an int, not {type(rank).__name__}")
-        self._interceptors.append(interceptor)
-        self._interceptor_orders.append(rank)
+        self._interceptors.append((rank, interceptor))
         return self
 
     def argument_resolver(self, resolver: ArgumentResolver) -> Self:
@@ -110,26 +104,26 @@ class AcpAgentSupportBuilder:
         self._options.append((name, args))
         return self
 
+    def _duration(self, name: str, value: Duration | None) -> Self:
+        to_seconds(value, name=name)
+        return self._option(name, value)
+
     def request_timeout(self, timeout: Duration | None) -> Self:
         """Timeout of agent→client requests (default 60 s; ``0`` disables)."""
-        to_seconds(timeout, name="request_timeout")
-        return self._option("request_timeout", timeout)
+        return self._duration("request_timeout", timeout)
 
     def human_request_timeout(self, timeout: Duration | None) -> Self:
         """Timeout of the agent→client requests a person answers (permission, elicitation;
         default: the request timeout; see the agent builders' option)."""
-        to_seconds(timeout, name="human_request_timeout")
-        return self._option("human_request_timeout", timeout)
+        return self._duration("human_request_timeout", timeout)
 
     def cancel_grace_period(self, period: Duration | None) -> Self:
         """SDK policy: how long a prompt handler may take after ``session/cancel`` (60 s)."""
-        to_seconds(period, name="cancel_grace_period")
-        return self._option("cancel_grace_period", period)
+        return self._duration("cancel_grace_period", period)
 
     def max_prompt_duration(self, duration: Duration | None) -> Self:
         """SDK policy: a hard ceiling on one prompt turn (default off)."""
-        to_seconds(duration, name="max_prompt_duration")
-        return self._option("max_prompt_duration", duration)
+        return self._duration("max_prompt_duration", duration)
 
     def hold_prompt_while_cancelling(self, enabled: bool = True) -> Self:
         """SDK policy (default off): hold a prompt that arrives while its session's turn is
@@ -179,38 +173,21 @@ class AcpAgentSupportBuilder:
         definition = self._definition
         if definition is None:
             raise ValueError("no agent: use AcpAgentSupport.create(instance) or .agent(instance)")
-        resolvers = (*self._resolvers, *BUILTIN_RESOLVERS)
+        check = functools.partial(
+            analyze, owner=definition.owner, resolvers=(*self._resolvers, *BUILTIN_RESOLVERS)
+        )
         targets = []
         for method, handler in definition.handlers.items():
             spec = handler.mark.spec
-            call = analyze(
-                handler.fn,
-                owner=definition.owner,
-                method=method,
-                request_type=spec.params_type if spec else None,
-                resolvers=resolvers,
-            )
-            result_type = spec.result_type if spec else None
-            targets.append(Target(method, handler.mark.kind, result_type, call))
+            call = check(handler.fn, method=method, request_type=spec and spec.params_type)
+            targets.append(Target(method, handler.mark.kind, spec and spec.result_type, call))
         exception_calls: list[tuple[Any, ResolvedCall]] = [
-            (
-                ex,
-                analyze(
-                    ex.fn,
-                    owner=definition.owner,
-                    method="*",
-                    request_type=None,
-                    resolvers=resolvers,
-                    kind="exception_handler",
-                ),
-            )
+            (ex, check(ex.fn, method="*", request_type=None, kind="exception_handler"))
             for ex in definition.exception_handlers
         ]
+        interceptors = [i for _, i in sorted(self._interceptors, key=lambda pair: pair[0])]
         dispatcher = Dispatcher(
-            definition.instance,
-            self._sorted_interceptors(),
-            self._return_handlers,
-            exception_calls,
+            definition.instance, interceptors, self._return_handlers, exception_calls
         )
         return definition, targets, dispatcher
 

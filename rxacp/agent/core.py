@@ -35,7 +35,6 @@ from ..session.adapters import as_observable
 from ..session.handlers import (
     capabilities_from_handlers,
     coerce_params,
-    handler_name,
     notification_handler,
     parse_params,
     request_handler,
@@ -242,9 +241,7 @@ class AgentCore:
             user = self.tracer.in_turn(session_id, user)
         if self.blocking:
             turn.start(
-                self.session.run_blocking(
-                    lambda: user(request, context), name=handler_name(user), lane=req.method
-                )
+                run_handler(self.session, user, request, context, blocking=True, lane=req.method)
             )
             return
         try:

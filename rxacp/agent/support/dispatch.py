@@ -158,16 +158,10 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ adapters
     def adapter(self, target: Target) -> Callable[..., reactivex.Observable[Any]]:
-        """The function given to the agent builder for ``target``."""
-        if target.method == PROMPT:
+        """The function given to the agent builder for ``target`` (``ctx``: prompts only)."""
 
-            def handle_prompt(request: Any, ctx: PromptContext) -> reactivex.Observable[Any]:
-                return self.invoke(target, request, ctx)
-
-            return handle_prompt
-
-        def handle(request: Any) -> reactivex.Observable[Any]:
-            return self.invoke(target, request, None)
+        def handle(request: Any, ctx: PromptContext | None = None) -> reactivex.Observable[Any]:
+            return self.invoke(target, request, ctx)
 
         return handle
 

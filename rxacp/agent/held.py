@@ -1,19 +1,8 @@
-"""``HeldPrompts``: the agent option for prompts that arrive while their session's turn is
-being cancelled (SDK policy, off by default; ``hold_prompt_while_cancelling``).
-
-Real clients (``acp-client`` on PyPI) send the next question right after ``session/cancel``,
-before the cancelled prompt was answered. By default such a prompt gets ``-32600`` (one active
-turn per session, the Java SDK's policy). With the option on, it is **held** instead:
-
-* only while the active turn is *cancelling* (``session/cancel`` or ``session/close`` arrived);
-  a prompt during a running turn is still refused ``-32600``, and so is a second held one;
-* it starts as soon as the cancelled turn was answered (right after that answer is written);
-* bounded by the cancel grace period (counted from when it was held): if the turn still has not
-  answered then, it is refused ``-32600``. With the grace period disabled (``0``) nothing
-  bounds the old turn, so nothing is held (``-32600`` as by default);
-* ``session/cancel`` or ``session/close`` for the session answers a held prompt ``cancelled``
-  without running it; ``$/cancel_request`` for it answers ``-32800`` (the engine) and it never
-  runs; the connection closing drops it.
+"""``HeldPrompts``: the ``hold_prompt_while_cancelling`` agent option (SDK policy, off by
+default; ``docs/cancellation.md`` S16). A prompt that arrives while its session's turn is
+*cancelling* waits for that turn's answer instead of getting ``-32600`` (real clients send the
+next question right after ``session/cancel``), bounded by the cancel grace period;
+``session/cancel``/``session/close`` answers it ``cancelled`` without running it.
 
 All state lives on the connection's loop. This module is *not* responsible for the turn
 itself (``turn.py``) or for routing (``core.py``).

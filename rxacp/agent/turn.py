@@ -1,29 +1,11 @@
 """``PromptTurn``: one ``session/prompt`` from arrival to its single answer (SDK policy).
 
-Rules (DESIGN §5, ``docs/cancellation.md``) — protocol rules are marked *spec*, the rest is
-rxacp policy:
-
-1. One active turn per ACP session; a second prompt gets ``-32600`` until the first is answered,
-   also after ``session/cancel``.
-2. Cancellation triggers: ``session/cancel`` / ``session/close`` for the session,
-   ``$/cancel_request`` for the prompt id, the grace period or the maximum duration passing, the
-   connection closing. All fire the same :class:`CancelSignal`.
-3. After ``session/cancel`` (or ``session/close``) the answer is stop reason ``cancelled``
-   whatever the handler returns or raises, keeping a returned response's ``_meta`` (*spec*: the
-   agent MUST answer ``cancelled``).
-4. Grace period: if the handler has not answered ``cancel_grace_period`` after the first
-   ``session/cancel``, the handler is disposed and ``cancelled`` is answered. Repeated cancels do
-   not extend it.
-5. Maximum duration: the handler is disposed and ``-32800`` answered with data
-   ``{"maxPromptDuration": "PT30M"}``, or ``cancelled`` if the turn was already cancelling.
-6. ``$/cancel_request`` for the prompt: handler disposed, ``-32800`` at once, or ``cancelled``
-   if ``session/cancel`` already arrived.
-7. Cascade: on cancellation the turn's pending agent→client requests are disposed, which sends
-   ``$/cancel_request`` for each (*spec* cascading cancellation); new ones fail without sending.
-8. Exactly one answer; no ``session/update`` of the turn is written after its answer (later ones
-   are dropped and logged); updates sent before the answer are written before it.
-
-All state transitions happen on the connection's event loop, so they need no locks.
+The rules are ``docs/cancellation.md`` S4-S11: one active turn per session; ``session/cancel``,
+``session/close``, ``$/cancel_request``, the grace period, the maximum duration and the
+connection closing all fire the turn's :class:`CancelSignal`; ``cancelled`` after
+``session/cancel`` whatever the handler does (*spec*); the cascade to the turn's agent→client
+requests (*spec*); exactly one answer, and no ``session/update`` after it. All state
+transitions happen on the connection's event loop, so they need no locks.
 
 This module is *not* responsible for the handler API (see ``context.py``) or for routing
 requests (see ``core.py``).
@@ -187,7 +169,7 @@ class PromptTurn:
         if self.state == ANSWERED:
             return True
         if self.session_cancelled:
-            self._answer(result=None, reason=CancelReason.CANCEL_REQUEST)  # `cancelled` (rule 6)
+            self._answer(result=None, reason=CancelReason.CANCEL_REQUEST)  # `cancelled` (S9)
         else:
             cancelled = AcpProtocolException.request_cancelled()
             self._answer(error=cancelled, reason=CancelReason.CANCEL_REQUEST)

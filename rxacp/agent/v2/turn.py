@@ -1,20 +1,12 @@
 """``PromptTurnV2``: one ACP v2 prompt turn, reported by ``state_update`` (SDK-emitted lifecycle).
 
-The v1 :class:`~rxacp.agent.turn.PromptTurn` rules hold unchanged (one active turn per session,
-the four cancel triggers, the grace period, the maximum duration, the cascade, exactly one end,
-no update after it); what v2 changes is how the turn is reported:
-
-1. ``session/prompt`` is answered at once with ``{"messageId"}`` (*schema*: required; the
-   prose's ``{}`` is not what the shipped schema or either official SDK accepts);
-2. then a ``user_message`` update with the prompt under that id, then ``state_update running``;
-3. while the turn waits on a permission request: ``requires_action``, ``running`` again after;
-4. the one end is an ``idle`` ``state_update`` with the stop reason: ``cancelled`` after
-   ``session/cancel``/``session/close`` whatever the handler does (*spec* MUST), the handler's
-   stop reason otherwise, or ``error`` with the JSON-RPC error object (handler errors and the
-   maximum duration, ``-32800`` with ``maxPromptDuration``; *schema* ``ErrorStopReason``).
-
-``$/cancel_request`` for the prompt's id finds it answered already (the engine ignores it):
-on v2 a turn is cancelled by ``session/cancel``.
+The v1 :class:`~rxacp.agent.turn.PromptTurn` rules hold unchanged; what v2 changes is how the
+turn is reported (``docs/v2.md``, ``docs/cancellation.md`` §ACP v2): ``session/prompt`` is
+answered at once with ``{"messageId"}`` (*schema*: required; the prose's ``{}`` is not what the
+shipped schema or either official SDK accepts), then ``user_message`` and ``running``;
+``requires_action`` while a permission request waits; one ``idle`` ``state_update`` ends it.
+``$/cancel_request`` for the prompt's id finds it answered already: on v2 a turn is cancelled
+by ``session/cancel``.
 
 Not responsible for the handler API (``context.py``) or routing (``router.py``).
 """

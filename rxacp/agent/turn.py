@@ -166,13 +166,9 @@ class PromptTurn:
             )
 
     def _on_cancel_request(self, _req: IncomingRequest) -> bool:
-        if self.state == ANSWERED:
-            return True
-        if self.session_cancelled:
-            self._answer(result=None, reason=CancelReason.CANCEL_REQUEST)  # `cancelled` (S9)
-        else:
-            cancelled = AcpProtocolException.request_cancelled()
-            self._answer(error=cancelled, reason=CancelReason.CANCEL_REQUEST)
+        # S9: -32800 at once (``cancelled`` if session/cancel came first: see ``_respond``)
+        cancelled = AcpProtocolException.request_cancelled()
+        self._answer(error=cancelled, reason=CancelReason.CANCEL_REQUEST)
         return True
 
     def _on_grace_expired(self) -> None:
@@ -185,12 +181,7 @@ class PromptTurn:
         )
         self._answer(result=None, reason=CancelReason.GRACE_PERIOD)
 
-    def _on_max_duration(self) -> None:
-        if self.state == ANSWERED:
-            return
-        if self.session_cancelled:
-            self._answer(result=None, reason=CancelReason.MAX_DURATION)
-            return
+    def _on_max_duration(self) -> None:  # -32800, or ``cancelled`` if cancelling already
         seconds = self._core.max_prompt_duration or 0.0
         error = AcpProtocolException(
             AcpErrorCodes.REQUEST_CANCELLED,

@@ -128,10 +128,6 @@ class _Params:
         return self._model(**fields)
 
 
-def _spec(method: str, params: type[Any], result: type[Any] | None) -> m.MethodSpec:
-    return table_spec(method, "client", params, result)
-
-
 def _doc(spec: m.MethodSpec, form: str) -> str:
     summary = (spec.params_type.__doc__ or "").strip().splitlines()[0].rstrip(".")
     needs = f" (needs ``{spec.capability}``)" if spec.capability else ""
@@ -150,7 +146,7 @@ class Request(TableMethod, Generic[_Req, _Resp]):
     """
 
     def __init__(self, method: str, params: type[_Req], result: type[_Resp]) -> None:
-        self.spec = spec = _spec(method, params, result)
+        self.spec = spec = table_spec(method, "client", params, result)
         build = _Params(spec)
 
         def call(caller: _Caller, request: Any = None, /, **fields: Any) -> AcpObservable[Any]:
@@ -199,7 +195,7 @@ class Notification(TableMethod, Generic[_Req]):
     """An agent→client notification: sent at once (never blocks), gated like a request."""
 
     def __init__(self, method: str, params: type[_Req]) -> None:
-        self.spec = spec = _spec(method, params, None)
+        self.spec = spec = table_spec(method, "client", params, None)
         build = _Params(spec)
 
         def call(caller: _Caller, notification: Any = None, /, **fields: Any) -> None:

@@ -179,8 +179,9 @@ class AcpAgentSupportBuilder:
         targets = []
         for method, handler in definition.handlers.items():
             spec = handler.mark.spec
-            call = check(handler.fn, method=method, request_type=spec and spec.params_type)
-            targets.append(Target(method, handler.mark.kind, spec and spec.result_type, call))
+            call = check(handler.fn, method=method, request_type=spec.params_type if spec else None)
+            result_type = spec.result_type if spec else None
+            targets.append(Target(method, handler.mark.kind, result_type, call))
         exception_calls: list[tuple[Any, ResolvedCall]] = [
             (ex, check(ex.fn, method="*", request_type=None, kind="exception_handler"))
             for ex in definition.exception_handlers

@@ -49,16 +49,20 @@ class PromptTurnV2(PromptTurn):
         self.thought_id = new_message_id("thought")
         self._blocked = 0
         incoming.respond({"messageId": self.message_id})
-        prompt = request.to_wire().get("prompt", [])
-        self._write_update(
-            self._note(
-                {"sessionUpdate": "user_message", "messageId": self.message_id, "content": prompt}
-            )
-        )
-        self._write_update(self._note({"sessionUpdate": "state_update", "state": "running"}))
+        content = request.to_wire().get("prompt", [])
+        message = {
+            "sessionUpdate": "user_message",
+            "messageId": self.message_id,
+            "content": content,
+        }
+        self._write_update(self._note(message))
+        self._write_state("running")
 
     def _note(self, update: dict[str, Any]) -> dict[str, Any]:
         return {"sessionId": self.session_id, "update": update}
+
+    def _write_state(self, state: str) -> None:
+        self._write_update(self._note({"sessionUpdate": "state_update", "state": state}))
 
     # ------------------------------------------------------------------ requires_action
     def blocked(self) -> None:
@@ -73,14 +77,12 @@ class PromptTurnV2(PromptTurn):
     def _on_blocked(self) -> None:
         self._blocked += 1
         if self._blocked == 1:
-            self._write_update(
-                self._note({"sessionUpdate": "state_update", "state": "requires_action"})
-            )
+            self._write_state("requires_action")
 
     def _on_unblocked(self) -> None:
         self._blocked -= 1
         if self._blocked == 0 and self.state != ANSWERED:
-            self._write_update(self._note({"sessionUpdate": "state_update", "state": "running"}))
+            self._write_state("running")
 
     # ------------------------------------------------------------------ the one end
     def _respond(self, result: Any, error: BaseException | None) -> None:

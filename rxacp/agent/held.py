@@ -71,9 +71,7 @@ class HeldPrompts:
         """Hold ``request`` (a prompt for ``turn``'s session) if the policy allows; True if
         held (``start`` runs once the turn answered), False to refuse it ``-32600``."""
         sid = turn.session_id
-        if not self.enabled or self._grace is None or turn.state != CANCELLING:
-            return False
-        if sid in self._held:
+        if not self.enabled or self._grace is None or turn.state != CANCELLING or sid in self._held:
             return False
         entry = _Held(request, start)
         runner = self._session.runner

@@ -223,8 +223,12 @@ class PromptTurn:
     def _respond(self, result: Any, error: BaseException | None) -> None:
         if self.session_cancelled:
             meta = result.meta if isinstance(result, PromptResponse) else None
-            cancelled = {"stopReason": "cancelled"}
-            self.incoming.respond(cancelled if meta is None else {**cancelled, "_meta": meta})
+            if meta is None:
+                self.incoming.respond({"stopReason": "cancelled"})
+            else:  # the handler's response's ``_meta`` is kept (S6)
+                response = PromptResponse.cancelled()
+                response.meta = meta
+                self.incoming.respond(response)
         elif error is not None:
             self.incoming.respond_error(error)
         elif result is None:

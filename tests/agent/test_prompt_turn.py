@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 import reactivex
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 from reactivex.subject import Subject
 
 from rxacp.agent import PromptContext, SyncPromptContext
 from rxacp.errors import AcpProtocolException
 from rxacp.schema import PromptRequest, PromptResponse
+from rxacp.session import AcpObservable
 
 from .harness import SESSION, AgentHarness
 
@@ -617,3 +619,29 @@ def test_an_observable_answer_that_completed_at_once_is_disposed_so_finally_runs
         assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}}
     h.flush()
     assert cleaned == ["finally", "finally"]
+
+
+def test_a_client_request_still_subscribing_when_its_turn_is_cancelled_is_disposed(
+    harnesses: list[AgentHarness],
+) -> None:
+    # the cascade can run while a request of the turn is being subscribed (a sync handler's
+    # thread against the loop); its subscription is disposed as soon as it exists
+    disposed: list[str] = []
+    errors: list[Exception] = []
+
+    def handler(req: PromptRequest, ctx: PromptContext) -> reactivex.Observable[Any]:
+        turn = ctx._turn
+
+        def subscribe(observer: Any, scheduler: Any = None) -> Disposable:
+            turn.cancel_from_session()  # the cascade fires before this subscription returns
+            return Disposable(lambda: disposed.append("request"))
+
+        turn.track(AcpObservable(subscribe)).subscribe(on_error=errors.append)
+        return reactivex.just(PromptResponse.end_turn())
+
+    h = make(harnesses, "async", handler)
+    rid = h.prompt()
+    _, answer = h.next_answer()
+    assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
+    assert disposed == ["request"]
+    assert [getattr(e, "code", None) for e in errors] == [-32800]

@@ -4,12 +4,9 @@
 handler signature against the argument resolvers (an unresolvable parameter fails there, never
 at the first call) and wires the handlers into an ``AcpAgent.async_`` builder.
 
-Why the async agent underneath: every kind of handler keeps the agent layer's cancellation
-semantics. ``def`` handlers run on the connection's worker pool (like ``AcpAgent.sync``),
-``async def`` handlers run as tasks on the connection's loop, and returned Observables and
-awaitables are subscribed, not waited for on a thread — so when a prompt turn is disposed
-(grace period, ``max_prompt_duration``, ``$/cancel_request``) the coroutine task is cancelled
-and the Observable disposed, instead of a worker blocking on them.
+Why the async agent underneath: returned Observables and awaitables are subscribed, not
+waited for on a thread, so a disposed prompt turn cancels them instead of leaving a worker
+blocked (where each kind of handler runs: ``dispatch.py``).
 
 This module is *not* responsible for the handler call pipeline (``dispatch.py``) or the prompt
 turn rules (``rxacp.agent.turn``).

@@ -251,12 +251,9 @@ class SyncClientCalls:
     complete_elicitation = AsyncClientCalls.complete_elicitation
 
     def _block(self, source: reactivex.Observable[_T], what: str) -> _T:
-        """The one blocking wait of the sync agent and sync context: ``source``'s last value.
-
-        Waits at most the longest request timeout (``request_timeout``,
-        ``human_request_timeout``) + 5 s (the request itself times out first); refuses to run
-        on the connection's event loop, which it would deadlock.
-        """
+        """The one blocking wait of the sync agent and sync context: ``source``'s last value,
+        bounded by ``AgentCore.wait_bound``; refuses to run on the connection's event loop,
+        which it would deadlock."""
         session = self._core.session
         if session.runner.in_loop():
             raise RuntimeError(f"a blocking {what} call would block the connection's event loop")

@@ -54,8 +54,9 @@ from ._calls import (
     stoppable,
 )
 from ._plain_calls import PlainCalls
+from ._tracking import TRACKED, KnownSessions, PermissionTracker
 from .cancellation import CancellationSignal
-from .handlers import ClientHandlers, KnownSessions, PermissionTracker
+from .handlers import ClientHandlers
 from .read_model import SessionState
 from .session_states import SessionStates
 from .streams import UpdateStream
@@ -73,10 +74,6 @@ __all__ = [
 ]
 
 _DEFAULT: Any = object()
-_CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
-"""Calls whose answer names a new session (added to ``KnownSessions``)."""
-_TRACKED = _CREATING | {m.SESSION_LOAD, m.SESSION_RESUME, m.SESSION_CLOSE}
-"""Calls whose outcome changes ``KnownSessions`` (:meth:`AcpAsyncClient._tracked`)."""
 
 
 def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
@@ -213,18 +210,20 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
             if start is not None:
                 start(params, None)
 
+        def send(hook: Callable[[], None]) -> AcpObservable[Any]:  # spec.name: v2 renames
+            return self._session.send_request(
+                spec.name, params, spec.result_type, before=hook, **kwargs
+            )
+
         # one Observable: the gate runs at each subscription, before anything is sent
         sessions = self._sessions
-        if sessions is not None and method in _TRACKED:
-            source = self._tracked(sessions, method, params, spec, kwargs, before)
+        if sessions is not None and method in TRACKED:
+            source = sessions.tracked(method, params, send, before)
         else:
-            if sessions is not None:
-                named = getattr(params, "session_id", None)
-                if named is not None:  # a prompt...: this client's session (no pipe: hot)
-                    sessions.add(str(named))
-            source = self._session.send_request(  # spec.name: v2 renamed some methods
-                spec.name, params, spec.result_type, before=before, **kwargs
-            )
+            named = getattr(params, "session_id", None)
+            if sessions is not None and named is not None:  # a prompt...: (no pipe: hot)
+                sessions.add(str(named))
+            source = send(before)
         if hooks is None:
             return source
         answer, end = hooks.answer, hooks.end
@@ -233,56 +232,6 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
         if end is not None:
             source = source.pipe(ops.finally_action(lambda: end(params, None)))
         return source
-
-    def _tracked(
-        self,
-        sessions: KnownSessions,
-        method: str,
-        params: Any,
-        spec: m.MethodSpec,
-        kwargs: dict[str, Any],
-        gate: Callable[[], None],
-    ) -> AcpObservable[Any]:
-        """A call that creates, attaches or ends a session, kept in :class:`KnownSessions`
-        (the agent's requests for any other session are refused): ``session/new`` and
-        ``session/fork`` add the answered id (and accept any id while unanswered),
-        ``session/load`` and ``session/resume`` theirs when sent (dropped if refused), and
-        ``session/close`` drops it once answered. Any other call naming a session (a
-        prompt...) adds it when the call is made (:meth:`_send`)."""
-        named = str(getattr(params, "session_id", "") or "")
-        creates = method in _CREATING
-        sent = [False]
-
-        def before() -> None:
-            gate()
-            sent[0] = True
-            if creates:
-                sessions.creating(+1)
-            elif method != m.SESSION_CLOSE:
-                sessions.add(named)
-
-        def settled() -> None:
-            if sent[0] and creates:
-                sent[0] = False
-                sessions.creating(-1)
-
-        def on_next(result: Any) -> None:
-            if creates:
-                sessions.add(str(getattr(result, "session_id", "")))
-            elif method == m.SESSION_CLOSE:
-                sessions.discard(named)
-
-        def on_error(_error: Exception) -> None:
-            if method in (m.SESSION_LOAD, m.SESSION_RESUME):
-                sessions.discard(named)
-
-        source = self._session.send_request(
-            spec.name, params, spec.result_type, before=before, **kwargs
-        )
-        tracked: AcpObservable[Any] = source.pipe(
-            ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
-        )
-        return tracked
 
     def _spec(self, method: str) -> m.MethodSpec:
         spec = self._methods.get(method)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, cast
 
 import reactivex
@@ -59,6 +59,7 @@ __all__ = [
     "PermissionTracker",
     "default_client_capabilities",
     "install",
+    "register_requests",
 ]
 
 _log = logging.getLogger("rxacp.client")
@@ -139,13 +140,7 @@ def install(
 ) -> None:
     """Register everything in ``handlers`` on ``session`` (before it starts); with
     ``sessions``, an agent's request for a session not in it is answered ``-32002``."""
-    for spec in HANDLED_REQUESTS:
-        fn = handlers.requests.get(spec.name)
-        if fn is not None:
-            session.set_request_handler(
-                spec.name,
-                _request_handler(session, spec, fn, handlers.blocking, permissions, sessions),
-            )
+    register_requests(session, handlers, permissions, HANDLED_REQUESTS, sessions)
     for method, fn in handlers.ext_requests.items():
         session.set_request_handler(
             method, request_handler(session, None, fn, blocking=handlers.blocking)
@@ -177,6 +172,23 @@ def install(
     session.unhandled_request_hint = unhandled_hint("client")
     for listener in handlers.close_listeners:
         session.add_close_listener(_ignore_reason(listener))
+
+
+def register_requests(
+    session: AcpSession,
+    handlers: ClientHandlers,
+    permissions: PermissionTracker,
+    specs: Iterable[MethodSpec],
+    sessions: KnownSessions | None = None,
+) -> None:
+    """Register the typed request handlers ``handlers`` has for ``specs`` (a method table's)."""
+    for spec in specs:
+        fn = handlers.requests.get(spec.name)
+        if fn is not None:
+            session.set_request_handler(
+                spec.name,
+                _request_handler(session, spec, fn, handlers.blocking, permissions, sessions),
+            )
 
 
 def _ignore_reason(listener: Callable[[], object]) -> Callable[[Any], None]:

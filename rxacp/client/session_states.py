@@ -88,9 +88,7 @@ class SessionStates:
         """Fold one notification into its session's state and emit the new snapshot."""
         sid = notification.session_id
         with self._lock:
-            entry = self._entries.get(sid)
-            if entry is None:
-                entry = self._entries[sid] = _Entry(SessionState(sid))
+            entry = self._entry(sid)
             if not entry.observers:  # nobody watches: fold later, in batches (cheaper)
                 pending = entry.pending
                 pending.append(notification)
@@ -99,10 +97,14 @@ class SessionStates:
                 return
             entry.state = state = entry.current().apply(notification)  # total on parsed updates
             for observer in entry.observers:
-                try:
-                    observer.on_next(state)
-                except Exception:
-                    _log.exception("a session_state() subscriber failed")
+                _emit(observer, state)
+
+    def _entry(self, session_id: str) -> _Entry:
+        """The session's entry, made empty the first time (lock held)."""
+        entry = self._entries.get(session_id)
+        if entry is None:
+            entry = self._entries[session_id] = _Entry(SessionState(session_id))
+        return entry
 
     def hooks(self, method: str) -> CallHooks | None:
         """What a call of ``method`` does to the read model (``None``: nothing). Each hook
@@ -122,9 +124,7 @@ class SessionStates:
 
     def _change(self, session_id: str, change: Callable[[SessionState], SessionState]) -> None:
         with self._lock:
-            entry = self._entries.get(session_id)
-            if entry is None:
-                entry = self._entries[session_id] = _Entry(SessionState(session_id))
+            entry = self._entry(session_id)
             entry.state = state = change(entry.current())
             for observer in entry.observers:
                 _emit(observer, state)
@@ -190,9 +190,7 @@ class SessionStates:
             observer: abc.ObserverBase[SessionState], _scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             with self._lock:
-                entry = self._entries.get(session_id)
-                if entry is None:
-                    entry = self._entries[session_id] = _Entry(SessionState(session_id))
+                entry = self._entry(session_id)
                 _emit(observer, entry.current())
                 if self._completed:
                     _complete(observer)

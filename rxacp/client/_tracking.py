@@ -71,10 +71,6 @@ class KnownSessions:
         with self._lock:
             return session_id in self._ids or self._creating > 0
 
-    def __contains__(self, session_id: object) -> bool:
-        with self._lock:
-            return session_id in self._ids
-
     def tracked(
         self,
         method: str,
@@ -163,11 +159,9 @@ class PermissionTracker:
                 if not reqs:
                     del self._pending[session_id]
 
-    def pending_count(self, session_id: str | None = None) -> int:
-        """How many permission requests are waiting (for one session, or in total)."""
+    def pending_count(self) -> int:
+        """How many permission requests are waiting, in all sessions."""
         with self._lock:
-            if session_id is not None:
-                return len(self._pending.get(session_id, ()))
             return sum(len(v) for v in self._pending.values())
 
     def cancel_session(self, session_id: str) -> int:

@@ -1,25 +1,15 @@
 """``WorkspaceFileSystem``: ready-made ``fs/read_text_file`` / ``fs/write_text_file`` handlers
 confined to a set of workspace roots.
 
-Every path an agent sends is checked before anything is opened:
-
-- it must be a non-empty absolute path without NUL bytes and without a ``..`` component
-  (``-32602`` invalid params, naming the problem);
-- after resolving every symbolic link it must lie inside one of the roots, compared component
-  by component, so ``/work/root-evil`` is *not* inside ``/work/root`` and a link pointing out of
-  the workspace is refused (``-32602``);
-- the resolved path is then opened ``openat``-style: walked from the root's directory
-  descriptor one component at a time with ``O_NOFOLLOW``, the file opened or created under its
-  verified parent's descriptor, and the opened descriptor checked again (through
-  ``/proc/self/fd`` where available; a file this call created is removed if that check fails),
-  so a directory or file swapped for a symbolic link meanwhile can never lead outside the roots
-  (platforms without ``dir_fd`` support open by path with the post-open check);
-- anything that is not a regular file (FIFO, socket, device, directory) is refused ``-32602``
-  naming what it is, after an ``lstat`` and again after a non-blocking open, so a FIFO never
-  blocks a worker thread;
-- a missing file (read) is ``-32002`` with the message ``Resource not found: <path>`` (agents
-  such as gemini-cli recognise a missing file by it); a non-UTF-8 file or a file over
-  ``max_file_bytes`` is ``-32602``.
+Every path an agent sends is checked before anything is opened: a non-empty absolute path
+without NUL bytes or ``..`` components, inside a root after resolving every symbolic link
+(compared component by component: ``/work/root-evil`` is *not* inside ``/work/root``), else
+``-32602`` naming the problem. It is then opened race-free (``_confined_open.py``: walked from the
+root's descriptor with ``O_NOFOLLOW``, the opened descriptor checked again), so a directory
+swapped for a link meanwhile never leads outside; anything but a regular file is refused
+``-32602`` without blocking. A missing file is ``-32002`` ``Resource not found: <path>`` (how
+agents such as gemini-cli recognise it); a non-UTF-8 file or one over ``max_file_bytes`` is
+``-32602``. (``docs/reliability.md``, "Workspace file system".)
 
 ``line`` (1-based, as the spec says) and ``limit`` (a number of lines) are honoured; lines end
 at ``\\n`` and keep their line terminators. Writes create the file and any missing parent

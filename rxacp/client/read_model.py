@@ -1,57 +1,17 @@
 """``SessionState``: the client's read model of one ACP session, as immutable snapshots.
 
-Every client (editor, chat UI, tool) folds a session's ``session/update`` notifications into
-"what the screen shows". :class:`SessionState` is that fold as a pure function:
-``SessionState().apply(n1).apply(n2)...`` — each :meth:`SessionState.apply` returns a new
-snapshot and never changes the one it was called on, so a snapshot handed to a renderer (on any
-thread) stays valid while later updates arrive.
+Every client folds a session's ``session/update`` notifications into "what the screen shows".
+:class:`SessionState` is that fold as a pure function: ``SessionState().apply(n1).apply(n2)``;
+each :meth:`SessionState.apply` returns a new snapshot and never changes the one it was called
+on, so a snapshot handed to a renderer (on any thread) stays valid while later updates arrive.
+What each ``sessionUpdate`` kind does (v1 and the v2 Draft's upserts), how message chunks are
+joined into messages (by ``messageId``, else while the stream is contiguous; a turn's end,
+:meth:`SessionState.with_turn_end`, ends a run) and what it costs: ``docs/read-model.md``.
+Anything of a kind this SDK does not know is kept in :attr:`SessionState.unknown`.
 
-What each ``sessionUpdate`` kind of the stable v1 schema does:
-
-==============================  ==============================================================
-``user_message_chunk``          appended to :attr:`~SessionState.messages` (role ``"user"``)
-``agent_message_chunk``         appended to :attr:`~SessionState.messages` (role ``"agent"``)
-``agent_thought_chunk``         appended to :attr:`~SessionState.thoughts`
-``tool_call``                   creates (or replaces) :attr:`~SessionState.tool_calls` ``[id]``
-``tool_call_update``            merges its non-null fields into that tool call (creates it if
-                                the ``tool_call`` never came); ``content``/``locations`` replace
-``plan``                        replaces :attr:`~SessionState.plan`
-``available_commands_update``   replaces :attr:`~SessionState.commands`
-``current_mode_update``         sets :attr:`~SessionState.mode`
-``config_option_update``        replaces :attr:`~SessionState.config_options`
-``session_info_update``         patches :attr:`~SessionState.title` / ``updated_at`` (omitted:
-                                unchanged, ``null``: cleared)
-``usage_update``                replaces :attr:`~SessionState.usage`
-``notice``                      appended to :attr:`~SessionState.notices`
-``compaction_update``           upserts :attr:`~SessionState.compactions` ``[id]`` (patch rules
-                                of the schema: omitted unchanged, ``null`` clears)
-``compaction_summary_chunk``    appends to that compaction's summary (creates it in progress)
-anything else                   kept, in order, in :attr:`~SessionState.unknown`
-==============================  ==============================================================
-
-On an ACP v2 (Draft) connection the v2 models are folded the same way, plus v2's upserts:
-``agent_message``/``user_message``/``agent_thought`` replace a whole message (by id),
-``tool_call_update`` upserts a tool call with the patch rules (omitted: unchanged, ``null``:
-cleared), ``tool_call_content_chunk`` appends to its content, an ``items`` ``plan_update`` is
-the plan. ``state_update``, the terminal kinds and non-``items`` plans are kept in ``unknown``;
-an ``idle`` ``state_update`` ends the turn's chunk run.
-
-Message chunks are joined into messages: a chunk with a ``messageId`` goes to the message of
-that id (its role's), a new id starts a new message; a chunk without one continues the latest
-message of its kind when it is *contiguous* — no other message or thought chunk, ``tool_call``,
-``tool_call_update`` or end of a prompt turn (:meth:`SessionState.with_turn_end`) came in
-between — and starts a new message otherwise (the spec: "a changed ``messageId`` indicates a new
-message"; without ids, only a change of kind shows a boundary). The user's prompt is not a
-``session/update``: it is in :attr:`~SessionState.messages` only if the agent echoes it (as
-``user_message_chunk`` updates, e.g. when ``session/load`` replays a session).
-
-Cost: appending a text chunk is O(1) (the chunk's text goes to an append-only buffer shared by
-successive snapshots; a snapshot sees its own prefix); a message's :attr:`Message.text` is joined
-on first read and cached. Snapshots share everything they did not change. Measured in
-``benchmarks/read_model.py``.
-
-This module is *not* responsible for receiving updates (the client's ``session_state()`` and
-:func:`~rxacp.client.session_states` are) or for any I/O: it is pure data, no Rx, no threads.
+This module is *not* responsible for what each kind does (``_read_fold.py``), for receiving
+updates (the client's ``session_state()`` and :func:`~rxacp.client.fold_session_state`) or for
+any I/O: it is pure data, no Rx, no threads.
 """
 
 from __future__ import annotations
@@ -80,8 +40,8 @@ __all__ = ["Compaction", "Message", "SessionState", "Thought", "ToolCallState"]
 
 class SessionState:
     """An immutable snapshot of one ACP session as a client shows it; ``SessionState()`` is
-    the empty state and :meth:`apply` returns the state after one more update (see the module
-    docstring for what each ``sessionUpdate`` kind does)::
+    the empty state and :meth:`apply` returns the state after one more update (what each
+    ``sessionUpdate`` kind does: ``docs/read-model.md``)::
 
         state = SessionState()
         for note in notifications:

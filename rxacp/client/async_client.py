@@ -17,7 +17,6 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -55,7 +54,7 @@ from .cancellation import CancellationSignal
 from .handlers import ClientHandlers
 from .read_model import SessionState
 from .session_states import SessionStates
-from .streams import UpdateStream
+from .streams import UpdateStream, call_logged
 from .turns import SettlingTurns, with_updates
 
 if TYPE_CHECKING:
@@ -67,8 +66,6 @@ __all__ = [
     "AcpProtocolVersionException",
     "RequestLike",
 ]
-
-_log = logging.getLogger("rxacp.client")
 
 
 class AcpAsyncClient(GatedCalls, ClosesGracefully):
@@ -149,10 +146,7 @@ class AcpAsyncClient(GatedCalls, ClosesGracefully):
 
     def _session_closed(self, session_id: str) -> None:
         for listener in self._session_closed_listeners:
-            try:
-                listener(session_id)
-            except Exception:
-                _log.exception("a session-closed listener failed")
+            call_logged("a session-closed listener failed", listener, session_id)
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(

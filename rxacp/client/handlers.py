@@ -48,7 +48,7 @@ from ..session.handlers import request_handler, unhandled_hint
 from ._tracking import MAX_PENDING_PERMISSIONS, KnownSessions, PermissionTracker, unknown_session
 from .consumers import ConsumerThread
 from .session_states import SessionStates
-from .streams import UpdateStream
+from .streams import UpdateStream, call_logged
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -297,12 +297,11 @@ def _consumers_handler(
         _log.error("a %s consumer's Observable failed: %s", model.__name__, error)
         return reactivex.empty()
 
+    failed = f"a {model.__name__} consumer failed"
+
     def run_blocking(value: Any) -> None:
         for consumer in consumers:
-            try:
-                _blocking_call(consumer, value, session)
-            except Exception:
-                _log.exception("a %s consumer failed", model.__name__)
+            call_logged(failed, _blocking_call, consumer, value, session)
 
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         observed = stream is not None and stream.observed

@@ -21,7 +21,6 @@ receiving and parsing notifications (``handlers.py``).
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -34,10 +33,9 @@ from ..schema import PromptResponse, SessionNotification
 from ..schema import methods as m
 from ..session import AcpObservable
 from .read_model import SessionState
+from .streams import call_logged
 
 __all__ = ["CallHooks", "SessionStates", "fold_session_state"]
-
-_log = logging.getLogger("rxacp.client")
 
 
 _Hook = Callable[[Any, Any], None]
@@ -221,17 +219,11 @@ _HOOKS: dict[str, tuple[str | None, str | None, str | None]] = {
 
 
 def _emit(observer: abc.ObserverBase[SessionState], state: SessionState) -> None:
-    try:
-        observer.on_next(state)
-    except Exception:
-        _log.exception("a session_state() subscriber failed")
+    call_logged("a session_state() subscriber failed", observer.on_next, state)
 
 
 def _complete(observer: abc.ObserverBase[SessionState]) -> None:
-    try:
-        observer.on_completed()
-    except Exception:
-        _log.exception("a session_state() subscriber failed on completion")
+    call_logged("a session_state() subscriber failed on completion", observer.on_completed)
 
 
 def fold_session_state(

@@ -68,24 +68,21 @@ class _Chunked:
         item._joined = None
         return item
 
-    def _with(self, parts: list[str | ContentBlock], n: int, tail: int) -> Any:
-        item = _new_item(type(self))
+    def _appended(self, part: str | ContentBlock) -> Any:
+        """This item with ``part`` appended (a new item; ``self`` is unchanged)."""
+        item = _new_item(self.__class__)
         item._role = self._role
         item._message_id = self._message_id
-        item._parts, item._n, item._tail = parts, n, tail
+        item._parts, item._n, item._tail = _grow(self._parts, self._n, self._tail, part)
         item._joined = None
         return item
 
-    def _appended(self, part: str | ContentBlock) -> Any:
-        """This item with ``part`` appended (a new item; ``self`` is unchanged)."""
-        return self._with(*_grow(self._parts, self._n, self._tail, part))
-
     def _appended_all(self, parts: list[str | ContentBlock]) -> Any:
         """As :meth:`_appended`, for several parts at once (one item made, not one per part)."""
-        state = self._parts, self._n, self._tail
-        for part in parts:
-            state = _grow(*state, part)
-        return self._with(*state)
+        item = self._appended(parts[0]) if parts else self
+        for part in parts[1:]:
+            item._parts, item._n, item._tail = _grow(item._parts, item._n, item._tail, part)
+        return item
 
     @property
     def message_id(self) -> str | None:

@@ -184,9 +184,15 @@ class SessionState:
                 own, update, handler = self._resolve(notification)
         else:
             own, update, handler = self._resolve(notification)
-        nxt = self._copy()
+        nxt = _new_state(SessionState)  # self._copy(), inline: this is the hot path
         nxt._session_id = own
-        nxt._count += 1
+        nxt._messages = self._messages
+        nxt._thoughts = self._thoughts
+        nxt._rest = self._rest
+        nxt._last = self._last
+        nxt._last_at = self._last_at
+        nxt._ids = self._ids
+        nxt._count = self._count + 1
         if handler is None:
             edit(nxt).unknown = (*self._rest.unknown, update)
         else:

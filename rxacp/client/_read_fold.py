@@ -126,7 +126,7 @@ def _add_id(state: SessionState, key: str, message_id: str, index: int) -> None:
     state._ids = MappingProxyType(ids)
 
 
-_CHUNK_KEYS: Mapping[str, str] = {
+_CHUNK_KEYS: Mapping[str, Any] = {
     "user_message_chunk": "user",
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
@@ -152,8 +152,8 @@ def chunk(state: SessionState, update: UserMessageChunk | AgentMessageChunk | An
         at = len(items)
         if mid is not None:
             _add_id(state, key, mid, at)
-        first = Thought._first(None, mid, part) if thought else Message._first(key, mid, part)
-        items = (*items, first)
+        first = Thought(message_id=mid) if thought else Message(key, message_id=mid)
+        items = (*items, first._appended(part))
     elif at == len(items) - 1:  # the common case, inline
         items = (*items[:-1], items[-1]._appended(part))
     else:
@@ -270,9 +270,8 @@ def _v2_message(state: SessionState, update: Any) -> None:
         blocks = list(items[at].content) if at >= 0 else []
     parts = [chunk_part(b) for b in blocks]
     mid = update.message_id
-    item: Any = Thought(message_id=mid) if thought else Message(key, message_id=mid)
-    if parts:
-        item = item._appended_all(parts)
+    empty: Any = Thought(message_id=mid) if thought else Message(key, message_id=mid)
+    item = empty._appended_all(parts)
     if at < 0:
         at = len(items)
         _add_id(state, key, update.message_id, at)

@@ -56,18 +56,6 @@ class _Chunked:
         self._tail = 0
         self._joined = None
 
-    @classmethod
-    def _first(cls, role: Any, message_id: str | None, part: str | ContentBlock) -> Any:
-        """A new item of one part (``role``: ``None`` for a :class:`Thought`)."""
-        item = _new_item(cls)
-        item._role = role
-        item._message_id = message_id
-        item._parts = [part]
-        item._n = 1
-        item._tail = 0
-        item._joined = None
-        return item
-
     def _appended(self, part: str | ContentBlock) -> Any:
         """This item with ``part`` appended (a new item; ``self`` is unchanged)."""
         item = _new_item(self.__class__)

@@ -271,8 +271,9 @@ class SessionState:
         nxt = self._copy()
         modes = getattr(response, "modes", None)
         if modes is not None:
-            edit(nxt).mode = modes.current_mode_id
-            edit(nxt).modes = tuple(modes.available_modes)
+            rest = edit(nxt)
+            rest.mode = modes.current_mode_id
+            rest.modes = tuple(modes.available_modes)
         options = getattr(response, "config_options", None)
         if options is not None:
             edit(nxt).config_options = tuple(options)

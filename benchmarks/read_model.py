@@ -12,9 +12,9 @@ table shows the median (and min) over the repetitions:
 2. **end to end**: client CPU (``time.process_time`` of the client process) per update of one
    ``stream N`` turn of the reference agent over stdio (the agent in its own process):
    ``plain`` = a ``session_update_consumer`` that does nothing, read model off
-   (``track_session_states(False)``); ``plain+fold`` = the same consumer with the read model on
-   (the default); ``render`` = no consumer, a ``session_state(sid)`` subscriber reading each
-   snapshot. Target: ``render`` <= 1.5x ``plain``.
+   (the default); ``plain+fold`` = the same consumer with the read model on
+   (``track_session_states()``); ``render`` = no consumer, a ``session_state(sid)`` subscriber
+   reading each snapshot. Target: ``render`` <= 1.5x ``plain``.
 3. **tracing**: CPU per ``session/prompt`` round trip (sync client and sync agent in one process,
    in memory, both sides counted): ``absent`` (OpenTelemetry not importable), ``no provider``
    (installed, imported, no provider set: nothing installed), ``provider`` (an SDK provider
@@ -96,8 +96,7 @@ def end_to_end(kind: str, updates: int) -> dict[str, float]:
     builder = AcpClient.async_(StdioAcpClientTransport(agent))
     if kind != "render":
         builder.session_update_consumer(lambda _note: None)
-    if kind == "plain":
-        builder.track_session_states(False)
+    builder.track_session_states(kind != "plain")  # the read model is opt-in
     client = builder.build()
     try:
         client.initialize().block(30)

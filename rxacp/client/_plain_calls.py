@@ -124,31 +124,18 @@ def _declared_spec(owner: type[Any], name: str, method: str) -> tuple[m.MethodSp
 
 def _function(method: str, optional: bool, blocking: bool) -> Callable[..., Any]:
     """The call itself, with its real signature (``request`` required unless ``optional``)."""
-    if blocking:
-        if optional:
 
-            def wait_optional(caller: BlockingCaller, request: Any = None) -> Any:
-                return caller._block(
-                    caller._send(method, {} if request is None else request), method
-                )
+    def call(caller: Any, request: Any) -> Any:
+        source = caller._send(method, request)
+        return caller._block(source, method) if blocking else source
 
-            return wait_optional
+    if not optional:
+        return call
 
-        def wait(caller: BlockingCaller, request: Any) -> Any:
-            return caller._block(caller._send(method, request), method)
+    def call_optional(caller: Any, request: Any = None) -> Any:
+        return call(caller, {} if request is None else request)
 
-        return wait
-    if optional:
-
-        def send_optional(caller: Caller, request: Any = None) -> AcpObservable[Any]:
-            return caller._send(method, {} if request is None else request)
-
-        return send_optional
-
-    def send(caller: Caller, request: Any) -> AcpObservable[Any]:
-        return caller._send(method, request)
-
-    return send
+    return call_optional
 
 
 def _doc(spec: m.MethodSpec, note: str, optional: bool, blocking: bool) -> str:

@@ -1,11 +1,11 @@
 """``AcpAsyncClient``: every client→agent ACP method as a cold, awaitable Observable.
 
-One generic :meth:`AcpAsyncClient._send` does the per-method plumbing from the schema's method
-table (params/result models, capability gate); the calls that are nothing more are
-one-line descriptors of :class:`~rxacp.client._plain_calls.PlainCalls`, its base. This
-module holds the calls with behaviour of their own: ``initialize``'s negotiation,
-``session/close``'s listeners, the prompt turn (:class:`~rxacp.client.CancellationSignal`
-handling, prompt-content gating), ``session/cancel``, extensions, and the lifecycle.
+Its bases do the rest: :class:`~rxacp.client._gated_calls.GatedCalls` negotiates
+(``initialize``) and sends every call through one gated ``_send``; the calls that are nothing
+more are one-line descriptors of :class:`~rxacp.client._plain_calls.PlainCalls`. This module
+holds the calls with behaviour of their own: ``session/close``'s listeners, the prompt turn
+(:class:`~rxacp.client.CancellationSignal` handling), ``session/cancel``, extensions, the
+read model's and updates' streams, and the lifecycle.
 
 Observables returned here are :class:`~rxacp.session.AcpObservable`\\ s: nothing is sent until
 subscription; disposing before the answer sends ``$/cancel_request``; they can be awaited from
@@ -17,23 +17,19 @@ agent→client requests (``handlers.py``) or for blocking (``sync_client.py``).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from reactivex import operators as ops
-from reactivex.disposable import Disposable
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
-from ..errors import AcpCapabilityException, AcpTimeoutException
 from ..schema import (
     AcpModel,
     CancelNotification,
     CloseSessionRequest,
     CloseSessionResponse,
-    InitializeRequest,
     InitializeResponse,
     PromptRequest,
     PromptResponse,
@@ -44,7 +40,6 @@ from ..session import AcpObservable, AcpSession, Completion
 from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
-    LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     AcpProtocolVersionException,
     ClosesGracefully,
@@ -53,16 +48,16 @@ from ._calls import (
     sent_on_subscribe,
     stoppable,
 )
-from ._plain_calls import PlainCalls
+from ._gated_calls import GatedCalls, defer_send
+from ._tracking import KnownSessions, PermissionTracker
 from .cancellation import CancellationSignal
-from .handlers import ClientHandlers, KnownSessions, PermissionTracker
+from .handlers import ClientHandlers
 from .read_model import SessionState
 from .session_states import SessionStates
-from .streams import UpdateStream
+from .streams import UpdateStream, call_logged
 from .turns import SettlingTurns, with_updates
 
 if TYPE_CHECKING:
-    from ..schema.v2 import InitializeRequest as InitializeRequestV2
     from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = [
@@ -72,41 +67,8 @@ __all__ = [
     "RequestLike",
 ]
 
-_DEFAULT: Any = object()
-_CREATING = frozenset((m.SESSION_NEW, m.SESSION_FORK))
-"""Calls whose answer names a new session (added to ``KnownSessions``)."""
-_TRACKED = _CREATING | {m.SESSION_LOAD, m.SESSION_RESUME, m.SESSION_CLOSE}
-"""Calls whose outcome changes ``KnownSessions`` (:meth:`AcpAsyncClient._tracked`)."""
 
-
-def defer_send(client: AcpAsyncClient, method: str, request: Any) -> AcpObservable[Any]:
-    """``client._send(method, request)`` decided at subscription: a method the connection's
-    version does not have errors there (cold, like every call), instead of at call time."""
-
-    def subscribe(observer: Any, scheduler: Any = None) -> Any:
-        try:
-            source = client._send(method, request)
-        except Exception as exc:
-            observer.on_error(exc)
-            return Disposable()
-        return source.subscribe(observer, scheduler=scheduler)
-
-    return AcpObservable(subscribe)
-
-
-def _wants_v2(request: Any) -> bool:
-    version = (
-        request.get("protocolVersion")
-        if isinstance(request, Mapping)
-        else getattr(request, "protocol_version", None)
-    )
-    return isinstance(version, int) and not isinstance(version, bool) and version >= 2
-
-
-_log = logging.getLogger("rxacp.client")
-
-
-class AcpAsyncClient(PlainCalls, ClosesGracefully):
+class AcpAsyncClient(GatedCalls, ClosesGracefully):
     """An ACP client whose calls return cold Observables (build it with ``AcpClient.async_``).
 
     Every call is lazy: subscribing sends the request, disposing before the answer sends
@@ -155,32 +117,6 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     # ------------------------------------------------------------------ state
     @property
-    def session(self) -> AcpSession:
-        """The JSON-RPC engine of this connection (advanced use)."""
-        return self._session
-
-    @property
-    def agent_capabilities(self) -> NegotiatedCapabilities | None:
-        """What the agent advertised in ``initialize`` (``None`` before it answered)."""
-        return self._agent_capabilities
-
-    @property
-    def initialize_response(self) -> InitializeResponse | None:
-        """The agent's ``initialize`` answer (``None`` before it answered)."""
-        return self._initialize_response
-
-    @property
-    def protocol_version(self) -> int:
-        """The connection's ACP protocol version: 1, or 2 once ``initialize`` negotiated the
-        v2 Draft (opt-in: the builder's ``protocol_v2()``; see :mod:`rxacp.client.v2`)."""
-        return self._protocol_version
-
-    @property
-    def client_capabilities(self) -> Any:
-        """The capabilities the no-argument :meth:`initialize` advertises (wire JSON)."""
-        return self._client_capabilities
-
-    @property
     def prompt_timeout(self) -> float | None:
         """Bound of a prompt turn in seconds (``None``: unbounded, the default)."""
         return self._prompt_timeout
@@ -189,192 +125,6 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
     def pending_permission_requests(self) -> int:
         """Incoming ``session/request_permission`` requests not answered yet."""
         return self._permissions.pending_count()
-
-    # ------------------------------------------------------------------ plumbing
-    def _send(
-        self,
-        method: str,
-        request: Any,
-        *,
-        timeout: Duration | None = _DEFAULT,
-        on_abandon: Any = None,
-    ) -> AcpObservable[Any]:
-        """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
-        spec = self._spec(method)
-        params = coerce(spec, request)
-        kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
-        if on_abandon is not None:
-            kwargs["on_abandon"] = on_abandon
-        hooks = self._states.hooks(method) if self._states is not None else None
-        start = hooks.start if hooks is not None else None
-
-        def before() -> None:
-            self._gate(spec, params)
-            if start is not None:
-                start(params, None)
-
-        # one Observable: the gate runs at each subscription, before anything is sent
-        sessions = self._sessions
-        if sessions is not None and method in _TRACKED:
-            source = self._tracked(sessions, method, params, spec, kwargs, before)
-        else:
-            if sessions is not None:
-                named = getattr(params, "session_id", None)
-                if named is not None:  # a prompt...: this client's session (no pipe: hot)
-                    sessions.add(str(named))
-            source = self._session.send_request(  # spec.name: v2 renamed some methods
-                spec.name, params, spec.result_type, before=before, **kwargs
-            )
-        if hooks is None:
-            return source
-        answer, end = hooks.answer, hooks.end
-        if answer is not None:
-            source = source.pipe(ops.do_action(on_next=lambda result: answer(params, result)))
-        if end is not None:
-            source = source.pipe(ops.finally_action(lambda: end(params, None)))
-        return source
-
-    def _tracked(
-        self,
-        sessions: KnownSessions,
-        method: str,
-        params: Any,
-        spec: m.MethodSpec,
-        kwargs: dict[str, Any],
-        gate: Callable[[], None],
-    ) -> AcpObservable[Any]:
-        """A call that creates, attaches or ends a session, kept in :class:`KnownSessions`
-        (the agent's requests for any other session are refused): ``session/new`` and
-        ``session/fork`` add the answered id (and accept any id while unanswered),
-        ``session/load`` and ``session/resume`` theirs when sent (dropped if refused), and
-        ``session/close`` drops it once answered. Any other call naming a session (a
-        prompt...) adds it when the call is made (:meth:`_send`)."""
-        named = str(getattr(params, "session_id", "") or "")
-        creates = method in _CREATING
-        sent = [False]
-
-        def before() -> None:
-            gate()
-            sent[0] = True
-            if creates:
-                sessions.creating(+1)
-            elif method != m.SESSION_CLOSE:
-                sessions.add(named)
-
-        def settled() -> None:
-            if sent[0] and creates:
-                sent[0] = False
-                sessions.creating(-1)
-
-        def on_next(result: Any) -> None:
-            if creates:
-                sessions.add(str(getattr(result, "session_id", "")))
-            elif method == m.SESSION_CLOSE:
-                sessions.discard(named)
-
-        def on_error(_error: Exception) -> None:
-            if method in (m.SESSION_LOAD, m.SESSION_RESUME):
-                sessions.discard(named)
-
-        source = self._session.send_request(
-            spec.name, params, spec.result_type, before=before, **kwargs
-        )
-        tracked: AcpObservable[Any] = source.pipe(
-            ops.do_action(on_next=on_next, on_error=on_error), ops.finally_action(settled)
-        )
-        return tracked
-
-    def _spec(self, method: str) -> m.MethodSpec:
-        spec = self._methods.get(method)
-        if spec is None and self._protocol_version == 2:
-            from .v2 import V1_NAMES
-
-            spec = self._methods.get(V1_NAMES.get(method, ""))
-            if spec is None:
-                raise AcpCapabilityException(
-                    method, f"{method} does not exist in ACP v2 (this connection); nothing sent"
-                )
-        if spec is None:
-            raise AcpCapabilityException(method, f"unknown ACP method {method!r}; nothing sent")
-        return spec
-
-    def _gate(self, spec: m.MethodSpec, params: AcpModel) -> None:
-        caps = self._agent_capabilities
-        if caps is None:
-            return  # not initialized: nothing negotiated to check against
-        if spec.capability is not None:
-            caps.require(spec.capability)
-        if spec.name == m.SESSION_PROMPT:
-            for block in getattr(params, "prompt", None) or ():
-                needed = self._content_capabilities.get(getattr(block, "type", ""))
-                if needed is not None and not caps.supports(needed):
-                    raise AcpCapabilityException(
-                        needed,
-                        f"the agent did not advertise {needed!r}, so a prompt with "
-                        f"{getattr(block, 'type', '?')!r} content cannot be sent; nothing was sent",
-                    )
-
-    # ------------------------------------------------------------------ initialization
-    def initialize(
-        self, request: InitializeRequest | InitializeRequestV2 | RequestLike | None = None
-    ) -> AcpObservable[InitializeResponse]:
-        """``initialize``: negotiate the protocol version and exchange capabilities.
-
-        Without ``request``, sends protocol version 1 with the builder's client capabilities and
-        client info. On the answer, records :attr:`agent_capabilities` (enabling capability
-        gating) and checks the agent's protocol version: an unsupported one closes the
-        connection and errors with :class:`AcpProtocolVersionException`::
-
-            subscribe ──initialize──▶
-            answer    ───────────────R|      (R: InitializeResponse)
-            bad version ─────────────X       (AcpProtocolVersionException)
-        """
-        if (self._protocol_v2 and request is None) or (request is not None and _wants_v2(request)):
-            from . import v2
-
-            return v2.initialize(self, request)
-        if request is None:
-            request = InitializeRequest.of(
-                self._client_capabilities,
-                protocol_version=LATEST_PROTOCOL_VERSION,
-                client_info=self._client_info,
-            )
-        params = coerce(m.METHODS[m.INITIALIZE], request)
-        requested = int(getattr(params, "protocol_version", LATEST_PROTOCOL_VERSION))
-
-        def initialized(response: InitializeResponse) -> InitializeResponse:
-            return self._on_initialized(requested, response)
-
-        source: AcpObservable[InitializeResponse] = self._send(m.INITIALIZE, params).pipe(
-            ops.map(initialized), ops.catch(self._with_stderr_tail)
-        )
-        return source
-
-    def _with_stderr_tail(self, error: Exception, _: Any) -> Any:
-        """An ``initialize`` timeout says what a spawned agent wrote to stderr (as its exit
-        does): an agent stuck on a login prompt or a missing key usually says so there."""
-        tail = self._stderr_tail() if self._stderr_tail is not None else None
-        if isinstance(error, AcpTimeoutException) and tail and error.stderr_tail is None:
-            raise AcpTimeoutException(
-                error.method, error.timeout_seconds, stderr_tail=tail
-            ) from error
-        raise error
-
-    def _on_initialized(self, requested: int, response: InitializeResponse) -> InitializeResponse:
-        version = response.protocol_version
-        if version not in SUPPORTED_PROTOCOL_VERSIONS:
-            self._session.close()
-            raise AcpProtocolVersionException(
-                requested, version, tuple(sorted(SUPPORTED_PROTOCOL_VERSIONS))
-            )
-        self._initialize_response = response
-        self._agent_capabilities = NegotiatedCapabilities(
-            response.agent_capabilities or {},
-            version,
-            peer="agent",
-            peer_info=response.agent_info,
-        )
-        return response
 
     # ------------------------------------------------------------------ sessions
     def close_session(
@@ -396,10 +146,7 @@ class AcpAsyncClient(PlainCalls, ClosesGracefully):
 
     def _session_closed(self, session_id: str) -> None:
         for listener in self._session_closed_listeners:
-            try:
-                listener(session_id)
-            except Exception:
-                _log.exception("a session-closed listener failed")
+            call_logged("a session-closed listener failed", listener, session_id)
 
     # ------------------------------------------------------------------ prompt turn
     def prompt(

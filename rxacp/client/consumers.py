@@ -23,13 +23,10 @@ Ordering and back-pressure:
   it (``cancel``, a notification, is fine): :meth:`on_thread` is true on the consumer thread
   and on any thread while it runs one of the calls.
 
-Cost, measured in memory on the loaded 2-core box (5000-update turn, min of 3 runs): ~22 us per
-update with consumers on the loop, ~52 us through this thread (two thread wake-ups per update);
-a round trip per notification (holding the inbox for each) measured ~72 us, hence the bound.
-With ``caller_runs``, a sync ``prompt`` round trip over stdio against the sync benchmark agent
-cost the client a median 221 us of CPU against 355 us without (4 alternating runs of 3,000
-round trips at load 10-11); the 50-thread fan-out and a 20,000-update stream measured the same
-within noise.
+Cost (5000-update turn, loaded 2-core box): ~22 us per update with consumers on the loop,
+~52 us through this thread, ~72 us holding the inbox for each (hence the bound); with
+``caller_runs`` a sync ``prompt`` round trip cost the client a median 221 us of CPU against 355
+us without (issue 21).
 
 Who runs a call: at most one thread at a time (``_busy``), in queue order. A queued call with
 nobody running one always has a thread that will take it: the waiting caller when exactly one

@@ -1,25 +1,15 @@
 """``WorkspaceFileSystem``: ready-made ``fs/read_text_file`` / ``fs/write_text_file`` handlers
 confined to a set of workspace roots.
 
-Every path an agent sends is checked before anything is opened:
-
-- it must be a non-empty absolute path without NUL bytes and without a ``..`` component
-  (``-32602`` invalid params, naming the problem);
-- after resolving every symbolic link it must lie inside one of the roots, compared component
-  by component, so ``/work/root-evil`` is *not* inside ``/work/root`` and a link pointing out of
-  the workspace is refused (``-32602``);
-- the resolved path is then opened ``openat``-style: walked from the root's directory
-  descriptor one component at a time with ``O_NOFOLLOW``, the file opened or created under its
-  verified parent's descriptor, and the opened descriptor checked again (through
-  ``/proc/self/fd`` where available; a file this call created is removed if that check fails),
-  so a directory or file swapped for a symbolic link meanwhile can never lead outside the roots
-  (platforms without ``dir_fd`` support open by path with the post-open check);
-- anything that is not a regular file (FIFO, socket, device, directory) is refused ``-32602``
-  naming what it is, after an ``lstat`` and again after a non-blocking open, so a FIFO never
-  blocks a worker thread;
-- a missing file (read) is ``-32002`` with the message ``Resource not found: <path>`` (agents
-  such as gemini-cli recognise a missing file by it); a non-UTF-8 file or a file over
-  ``max_file_bytes`` is ``-32602``.
+Every path an agent sends is checked before anything is opened: a non-empty absolute path
+without NUL bytes or ``..`` components, inside a root after resolving every symbolic link
+(compared component by component: ``/work/root-evil`` is *not* inside ``/work/root``), else
+``-32602`` naming the problem. It is then opened race-free (``_confined_open.py``: walked from the
+root's descriptor with ``O_NOFOLLOW``, the opened descriptor checked again), so a directory
+swapped for a link meanwhile never leads outside; anything but a regular file is refused
+``-32602`` without blocking. A missing file is ``-32002`` ``Resource not found: <path>`` (how
+agents such as gemini-cli recognise it); a non-UTF-8 file or one over ``max_file_bytes`` is
+``-32602``. (``docs/reliability.md``, "Workspace file system".)
 
 ``line`` (1-based, as the spec says) and ``limit`` (a number of lines) are honoured; lines end
 at ``\\n`` and keep their line terminators. Writes create the file and any missing parent
@@ -41,14 +31,11 @@ terminals; nor for a root directory itself being moved or replaced while it serv
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import errno
 import os
-import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-from ..errors import AcpProtocolException, peer_echo
+from ..errors import peer_echo
 from ..schema import (
     ReadTextFileRequest,
     ReadTextFileResponse,
@@ -56,53 +43,32 @@ from ..schema import (
     WriteTextFileResponse,
 )
 from ..schema.methods import FS_READ_TEXT_FILE, FS_WRITE_TEXT_FILE
+from ._confined_open import invalid as _invalid
+from ._confined_open import open_in
 
 __all__ = ["WorkspaceFileSystem"]
 
 _B = TypeVar("_B")
+_S = TypeVar("_S")
+_Q = TypeVar("_Q")
+_R = TypeVar("_R")
 
 DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
 """Default cap on the bytes read for (or written by) one request: 32 MiB."""
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_OPENAT = (
-    os.open in os.supports_dir_fd
-    and os.stat in os.supports_dir_fd
-    and os.mkdir in os.supports_dir_fd
-    and bool(_NOFOLLOW and _DIRECTORY)
-)
-_PROC_FD = "/proc/self/fd"
 
+def threaded(method: Callable[[_S, _Q], _R]) -> Callable[[_S, _Q], Coroutine[Any, Any, _R]]:
+    """The asyncio twin of the blocking handler ``method``: it runs on a thread
+    (``asyncio.to_thread``; looked up on the instance, so an override counts)."""
+    name = method.__name__
 
-def _missing(path: str) -> AcpProtocolException:
-    """``-32002`` for a missing file, with the standard message (the TS SDK's resourceNotFound):
-    agents tell a missing file from a failure by it (gemini-cli 0.61 matches "Resource not
-    found")."""
-    return AcpProtocolException.resource_not_found(
-        f"Resource not found: {peer_echo(path, quote=False)}",
-        {"path": peer_echo(path, quote=False)},
-    )
+    async def run(self: _S, request: _Q) -> _R:
+        bound: Callable[[_Q], _R] = getattr(self, name)
+        return await asyncio.to_thread(bound, request)
 
-
-def _invalid(message: str) -> AcpProtocolException:
-    return AcpProtocolException.invalid_params(message)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return "a special file"
+    run.__name__ = run.__qualname__ = f"{name}_async"
+    run.__doc__ = f":meth:`{name}` on a thread, for ``AcpClient.async_`` builders."
+    return run
 
 
 class WorkspaceFileSystem:
@@ -177,168 +143,9 @@ class WorkspaceFileSystem:
             raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
         return real
 
-    def _check_open(self, fd: int, path: str, real: str | None) -> None:
-        """Re-check the file actually opened (defeats a swap after :meth:`resolve`)."""
-        opened: str | None = None
-        try:
-            opened = os.readlink(f"{_PROC_FD}/{fd}")
-        except OSError:
-            opened = None
-        if opened is not None:
-            if not self.contains(opened):
-                raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
-            return
-        if real is None:  # opened under a verified parent descriptor: nothing more to compare
-            return
-        try:  # no /proc: the descriptor must be the file the checked path names now
-            same = os.path.samestat(os.fstat(fd), os.stat(real, follow_symlinks=False))
-        except OSError:
-            same = False
-        if not same:
-            raise _invalid(f"refused: {peer_echo(path)} changed while it was being opened")
-
     def _open(self, path: str, real: str, flags: int) -> int:
-        """Open ``real`` (already resolved and inside a root) for ``flags``, race-free.
-
-        Where the platform has ``openat`` (``dir_fd``), the path is walked from the root's
-        directory descriptor one component at a time, each with ``O_NOFOLLOW``, and the file is
-        opened (or created) under its verified parent's descriptor: a directory swapped for a
-        symbolic link meanwhile makes the walk fail instead of leading outside the roots.
-        Anything that is not a regular file (FIFO, socket, device, directory) is refused after
-        an ``lstat`` and again after a non-blocking open, so a FIFO never blocks a thread.
-        """
-        if not _OPENAT:
-            return self._open_by_path(path, real, flags)
-        root = next(r for r in self.roots if self.contains_in(r, real))
-        rel = os.path.relpath(real, root)
-        parts = [] if rel == os.curdir else rel.split(os.sep)
-        if not parts:
-            raise _invalid(f"{peer_echo(path, quote=False)} is a directory")
-        create = bool(flags & os.O_CREAT)
-        dir_fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
-        try:
-            for name in parts[:-1]:
-                sub = self._open_dir(path, name, dir_fd, create)
-                os.close(dir_fd)
-                dir_fd = sub
-            return self._open_leaf(path, parts[-1], dir_fd, flags)
-        finally:
-            os.close(dir_fd)
-
-    def _open_dir(self, path: str, name: str, dir_fd: int, create: bool) -> int:
-        dir_flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
-        for attempt in (0, 1):
-            try:
-                return os.open(name, dir_flags, dir_fd=dir_fd)
-            except FileNotFoundError:
-                if not create:
-                    raise _missing(path) from None
-                if attempt:
-                    break
-                try:
-                    os.mkdir(name, 0o777, dir_fd=dir_fd)
-                except FileExistsError:
-                    pass
-                except OSError as exc:
-                    raise _invalid(
-                        f"cannot create the parent directory of {peer_echo(path, quote=False)}"
-                    ) from exc
-            except OSError as exc:  # ELOOP / ENOTDIR: a link or a file where a directory was
-                raise _invalid(
-                    f"refused: a parent of {peer_echo(path)} is not a directory inside the "
-                    "workspace "
-                    f"({os.strerror(exc.errno or 0)})"
-                ) from None
-        raise _invalid(f"refused: {peer_echo(path)} changed while it was being opened")
-
-    def _open_leaf(self, path: str, name: str, dir_fd: int, flags: int) -> int:
-        try:
-            before: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            before = None
-        except OSError as exc:
-            raise _invalid(
-                f"cannot open {peer_echo(path, quote=False)}: {os.strerror(exc.errno or 0)}"
-            ) from None
-        if before is None and not flags & os.O_CREAT:
-            raise _missing(path)
-        if before is not None and not stat.S_ISREG(before.st_mode):
-            raise _invalid(
-                f"{peer_echo(path, quote=False)} is {_kind(before.st_mode)}, not a regular file"
-            )
-        try:
-            fd = os.open(name, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666, dir_fd=dir_fd)
-        except OSError as exc:
-            raise self._open_error(path, exc) from None
-        try:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise _invalid(
-                    f"{peer_echo(path, quote=False)} is {_kind(mode)}, not a regular file"
-                )
-            self._check_open(fd, path, None)
-            os.set_blocking(fd, True)
-        except BaseException:
-            os.close(fd)
-            if before is None:  # we created it: leave nothing behind where we refused it
-                with contextlib.suppress(OSError):
-                    os.unlink(name, dir_fd=dir_fd)
-            raise
-        return fd
-
-    def _open_by_path(self, path: str, real: str, flags: int) -> int:
-        """Without ``openat``: open by path, then check the opened descriptor."""
-        try:
-            before = os.stat(real, follow_symlinks=False)
-        except FileNotFoundError:
-            before = None
-        except OSError:
-            before = None
-        if before is not None and not stat.S_ISREG(before.st_mode):
-            raise _invalid(
-                f"{peer_echo(path, quote=False)} is {_kind(before.st_mode)}, not a regular file"
-            )
-        if flags & os.O_CREAT:
-            parent = os.path.dirname(real)
-            try:
-                os.makedirs(parent, exist_ok=True)
-            except OSError as exc:
-                raise _invalid(
-                    f"cannot create the parent directory of {peer_echo(path, quote=False)}"
-                ) from exc
-            if not self.contains(os.path.realpath(parent)):  # a link appeared meanwhile
-                raise _invalid(f"refused: {peer_echo(path)} is outside the workspace roots")
-        try:
-            fd = os.open(real, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o666)
-        except OSError as exc:
-            raise self._open_error(path, exc) from None
-        try:
-            self._check_open(fd, path, real)
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise _invalid(
-                    f"{peer_echo(path, quote=False)} is {_kind(mode)}, not a regular file"
-                )
-            if _NONBLOCK:
-                os.set_blocking(fd, True)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
-
-    @staticmethod
-    def _open_error(path: str, exc: OSError) -> AcpProtocolException:
-        if isinstance(exc, FileNotFoundError):
-            return _missing(path)
-        if isinstance(exc, IsADirectoryError):
-            return _invalid(f"{peer_echo(path, quote=False)} is a directory")
-        if exc.errno == errno.ELOOP:
-            return _invalid(f"refused: {peer_echo(path)} is a symbolic link")
-        if exc.errno == errno.ENXIO:  # a FIFO without a reader, opened for writing
-            return _invalid(f"{peer_echo(path, quote=False)} is a FIFO, not a regular file")
-        return _invalid(
-            f"cannot open {peer_echo(path, quote=False)}: {os.strerror(exc.errno or 0)}"
-        )
+        """Open ``real`` (resolved, inside a root) race-free: :func:`._confined_open.open_in`."""
+        return open_in(self, path, real, flags)
 
     # ------------------------------------------------------------------ handlers (blocking)
     def read_text_file(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
@@ -404,13 +211,8 @@ class WorkspaceFileSystem:
         return WriteTextFileResponse()
 
     # ------------------------------------------------------------------ handlers (asyncio)
-    async def read_text_file_async(self, request: ReadTextFileRequest) -> ReadTextFileResponse:
-        """:meth:`read_text_file` on a thread, for ``AcpClient.async_`` builders."""
-        return await asyncio.to_thread(self.read_text_file, request)
-
-    async def write_text_file_async(self, request: WriteTextFileRequest) -> WriteTextFileResponse:
-        """:meth:`write_text_file` on a thread, for ``AcpClient.async_`` builders."""
-        return await asyncio.to_thread(self.write_text_file, request)
+    read_text_file_async = threaded(read_text_file)
+    write_text_file_async = threaded(write_text_file)
 
     def install(self, builder: _B) -> _B:
         """Register both handlers on a sync or async client builder; returns the builder."""

@@ -22,18 +22,15 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, cast
 
 import reactivex
 from reactivex import operators as ops
 
-from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
-    RequestPermissionResponse,
     SessionNotification,
 )
 from ..schema.methods import (
@@ -48,9 +45,10 @@ from ..session import AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
 from ..session.handlers import request_handler, unhandled_hint
+from ._tracking import MAX_PENDING_PERMISSIONS, KnownSessions, PermissionTracker, unknown_session
 from .consumers import ConsumerThread
 from .session_states import SessionStates
-from .streams import UpdateStream
+from .streams import UpdateStream, call_logged
 
 __all__ = [
     "HANDLED_REQUESTS",
@@ -61,12 +59,8 @@ __all__ = [
     "PermissionTracker",
     "default_client_capabilities",
     "install",
+    "register_requests",
 ]
-
-MAX_PENDING_PERMISSIONS = 16
-"""Permission requests one session may have waiting for an answer at once; more are refused
-``-32600`` without reaching the application (a person answers them one at a time; an agent
-that asks for more is flooding). Issue 30."""
 
 _log = logging.getLogger("rxacp.client")
 
@@ -108,104 +102,6 @@ class ClientHandlers:
         else on the consumer thread); the async client's run on the loop."""
 
 
-class KnownSessions:
-    """The ACP sessions this client created, loaded, resumed or forked (and did not close).
-
-    Thread-safe. An agent's request naming any other session is answered ``-32002`` without
-    reaching the application (:func:`install`), except while a ``session/new`` or
-    ``session/fork`` is unanswered (the agent may use the new id before its answer is
-    delivered).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ids: set[str] = set()
-        self._creating = 0
-
-    def add(self, session_id: str) -> None:
-        with self._lock:
-            self._ids.add(session_id)
-
-    def discard(self, session_id: str) -> None:
-        with self._lock:
-            self._ids.discard(session_id)
-
-    def creating(self, delta: int) -> None:
-        """A ``session/new`` or ``session/fork`` was sent (``+1``) or settled (``-1``)."""
-        with self._lock:
-            self._creating += delta
-
-    def accepts(self, session_id: str) -> bool:
-        """Whether an agent's request for ``session_id`` may reach the application."""
-        with self._lock:
-            return session_id in self._ids or self._creating > 0
-
-    def __contains__(self, session_id: object) -> bool:
-        with self._lock:
-            return session_id in self._ids
-
-
-def unknown_session(session_id: str) -> AcpProtocolException:
-    """The ``-32002`` of an agent's request for a session this client does not know (the id
-    echoed bounded: :func:`~rxacp.errors.peer_echo`)."""
-    return AcpProtocolException.resource_not_found(
-        f"Resource not found: unknown session {peer_echo(session_id)} (this client did not "
-        "create or load it, or closed it)",
-        {"sessionId": peer_echo(session_id, quote=False)},
-    )
-
-
-class PermissionTracker:
-    """Pending incoming ``session/request_permission`` requests, per ACP session id.
-
-    Thread-safe. :meth:`cancel_session` answers every pending one with outcome ``cancelled``
-    (which also disposes the user's handler). At most ``limit`` wait per session:
-    :meth:`track` refuses more.
-    """
-
-    def __init__(self, limit: int = MAX_PENDING_PERMISSIONS) -> None:
-        self._lock = threading.Lock()
-        self._pending: dict[str, set[IncomingRequest]] = {}
-        self.limit = limit
-
-    def track(self, session_id: str, req: IncomingRequest) -> None:
-        """Count ``req`` as waiting; raises the ``-32600`` when ``limit`` already wait."""
-        with self._lock:
-            pending = self._pending.setdefault(session_id, set())
-            if len(pending) >= self.limit:
-                raise AcpProtocolException.invalid_request(
-                    f"Invalid request: {len(pending)} permission requests of session "
-                    f"{peer_echo(session_id)} are already waiting for an answer (this "
-                    f"client's limit is {self.limit}); wait for their answers"
-                )
-            pending.add(req)
-
-    def untrack(self, session_id: str, req: IncomingRequest) -> None:
-        with self._lock:
-            reqs = self._pending.get(session_id)
-            if reqs is not None:
-                reqs.discard(req)
-                if not reqs:
-                    del self._pending[session_id]
-
-    def pending_count(self, session_id: str | None = None) -> int:
-        """How many permission requests are waiting (for one session, or in total)."""
-        with self._lock:
-            if session_id is not None:
-                return len(self._pending.get(session_id, ()))
-            return sum(len(v) for v in self._pending.values())
-
-    def cancel_session(self, session_id: str) -> int:
-        """Answer the session's pending permission requests ``cancelled``; returns how many."""
-        with self._lock:
-            reqs = self._pending.pop(session_id, set())
-        answered = 0
-        for req in reqs:
-            if req.respond(RequestPermissionResponse.cancelled()):
-                answered += 1
-        return answered
-
-
 def default_client_capabilities(handlers: ClientHandlers) -> dict[str, Any]:
     """The ``clientCapabilities`` the registered handlers imply (wire JSON).
 
@@ -244,13 +140,7 @@ def install(
 ) -> None:
     """Register everything in ``handlers`` on ``session`` (before it starts); with
     ``sessions``, an agent's request for a session not in it is answered ``-32002``."""
-    for spec in HANDLED_REQUESTS:
-        fn = handlers.requests.get(spec.name)
-        if fn is not None:
-            session.set_request_handler(
-                spec.name,
-                _request_handler(session, spec, fn, handlers.blocking, permissions, sessions),
-            )
+    register_requests(session, handlers, permissions, HANDLED_REQUESTS, sessions)
     for method, fn in handlers.ext_requests.items():
         session.set_request_handler(
             method, request_handler(session, None, fn, blocking=handlers.blocking)
@@ -282,6 +172,23 @@ def install(
     session.unhandled_request_hint = unhandled_hint("client")
     for listener in handlers.close_listeners:
         session.add_close_listener(_ignore_reason(listener))
+
+
+def register_requests(
+    session: AcpSession,
+    handlers: ClientHandlers,
+    permissions: PermissionTracker,
+    specs: Iterable[MethodSpec],
+    sessions: KnownSessions | None = None,
+) -> None:
+    """Register the typed request handlers ``handlers`` has for ``specs`` (a method table's)."""
+    for spec in specs:
+        fn = handlers.requests.get(spec.name)
+        if fn is not None:
+            session.set_request_handler(
+                spec.name,
+                _request_handler(session, spec, fn, handlers.blocking, permissions, sessions),
+            )
 
 
 def _ignore_reason(listener: Callable[[], object]) -> Callable[[Any], None]:
@@ -390,12 +297,11 @@ def _consumers_handler(
         _log.error("a %s consumer's Observable failed: %s", model.__name__, error)
         return reactivex.empty()
 
+    failed = f"a {model.__name__} consumer failed"
+
     def run_blocking(value: Any) -> None:
         for consumer in consumers:
-            try:
-                _blocking_call(consumer, value, session)
-            except Exception:
-                _log.exception("a %s consumer failed", model.__name__)
+            call_logged(failed, _blocking_call, consumer, value, session)
 
     def handle(note: IncomingNotification) -> reactivex.Observable[Any] | None:
         observed = stream is not None and stream.observed

@@ -39,33 +39,38 @@ class _Chunked:
     text's size, not an object per chunk. The text is joined on first read and cached.
     """
 
-    __slots__ = ("_joined", "_message_id", "_n", "_parts", "_tail")
+    __slots__ = ("_joined", "_message_id", "_n", "_parts", "_role", "_tail")
 
     _parts: list[str | ContentBlock]
     _n: int
     _tail: int
     _joined: str | None
     _message_id: str | None
+    _role: Any  # a Message's Role; None for a Thought
 
-    def _init(self, text: str, message_id: str | None) -> None:
+    def _init(self, role: Any, text: str, message_id: str | None) -> None:
+        self._role = role
         self._message_id = message_id
         self._parts = [text] if text else []
         self._n = len(self._parts)
         self._tail = 0
         self._joined = None
 
-    def _grown(self, part: str | ContentBlock) -> tuple[list[str | ContentBlock], int, int]:
-        """The parts, count and tail index of this item with ``part`` appended."""
-        return _grow(self._parts, self._n, self._tail, part)
+    def _appended(self, part: str | ContentBlock) -> Any:
+        """This item with ``part`` appended (a new item; ``self`` is unchanged)."""
+        item = _new_item(self.__class__)
+        item._role = self._role
+        item._message_id = self._message_id
+        item._parts, item._n, item._tail = _grow(self._parts, self._n, self._tail, part)
+        item._joined = None
+        return item
 
-    def _grown_by(
-        self, parts: list[str | ContentBlock]
-    ) -> tuple[list[str | ContentBlock], int, int]:
-        """As :meth:`_grown`, for several parts at once (one item made, not one per part)."""
-        state = self._parts, self._n, self._tail
-        for part in parts:
-            state = _grow(*state, part)
-        return state
+    def _appended_all(self, parts: list[str | ContentBlock]) -> Any:
+        """As :meth:`_appended`, for several parts at once (one item made, not one per part)."""
+        item = self._appended(parts[0]) if parts else self
+        for part in parts[1:]:
+            item._parts, item._n, item._tail = _grow(item._parts, item._n, item._tail, part)
+        return item
 
     @property
     def message_id(self) -> str | None:
@@ -99,6 +104,19 @@ class _Chunked:
             blocks.append(TextContent(text="".join(run)))
         return tuple(blocks)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Chunked) or isinstance(other, Message) != isinstance(
+            self, Message
+        ):
+            return NotImplemented
+        return (self._role, self._message_id, self.content) == (
+            other._role,
+            other._message_id,
+            other.content,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 def _text_of(block: Any) -> str | None:
     """The text of a text content block of either protocol version's schema (v1 and v2 are
@@ -120,54 +138,16 @@ def chunk_part(block: ContentBlock) -> str | ContentBlock:
 class Message(_Chunked):
     """One user or agent message, joined from its ``*_message_chunk`` updates (immutable)."""
 
-    __slots__ = ("_role",)
+    __slots__ = ()
 
     def __init__(self, role: Role, text: str = "", message_id: str | None = None) -> None:
-        self._role = role
-        self._init(text, message_id)
-
-    @classmethod
-    def _first(cls, role: Role, message_id: str | None, part: str | ContentBlock) -> Message:
-        message = _new_item(cls)
-        message._role = role
-        message._message_id = message_id
-        message._parts = [part]
-        message._n = 1
-        message._tail = 0
-        message._joined = None
-        return message
-
-    def _appended(self, part: str | ContentBlock) -> Message:
-        message = _new_item(Message)
-        message._role = self._role
-        message._message_id = self._message_id
-        message._parts, message._n, message._tail = self._grown(part)
-        message._joined = None
-        return message
-
-    def _appended_all(self, parts: list[str | ContentBlock]) -> Message:
-        message = _new_item(Message)
-        message._role = self._role
-        message._message_id = self._message_id
-        message._parts, message._n, message._tail = self._grown_by(parts)
-        message._joined = None
-        return message
+        self._init(role, text, message_id)
 
     @property
     def role(self) -> Role:
         """``"user"`` (``user_message_chunk``) or ``"agent"`` (``agent_message_chunk``)."""
-        return self._role
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Message):
-            return NotImplemented
-        return (self._role, self._message_id, self.content) == (
-            other._role,
-            other._message_id,
-            other.content,
-        )
-
-    __hash__ = None  # type: ignore[assignment]
+        role: Role = self._role
+        return role
 
     def __repr__(self) -> str:
         return f"Message(role={self._role!r}, text={self.text!r}, message_id={self._message_id!r})"
@@ -179,38 +159,7 @@ class Thought(_Chunked):
     __slots__ = ()
 
     def __init__(self, text: str = "", message_id: str | None = None) -> None:
-        self._init(text, message_id)
-
-    @classmethod
-    def _first(cls, message_id: str | None, part: str | ContentBlock) -> Thought:
-        thought = _new_item(cls)
-        thought._message_id = message_id
-        thought._parts = [part]
-        thought._n = 1
-        thought._tail = 0
-        thought._joined = None
-        return thought
-
-    def _appended(self, part: str | ContentBlock) -> Thought:
-        thought = _new_item(Thought)
-        thought._message_id = self._message_id
-        thought._parts, thought._n, thought._tail = self._grown(part)
-        thought._joined = None
-        return thought
-
-    def _appended_all(self, parts: list[str | ContentBlock]) -> Thought:
-        thought = _new_item(Thought)
-        thought._message_id = self._message_id
-        thought._parts, thought._n, thought._tail = self._grown_by(parts)
-        thought._joined = None
-        return thought
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Thought):
-            return NotImplemented
-        return (self._message_id, self.content) == (other._message_id, other.content)
-
-    __hash__ = None  # type: ignore[assignment]
+        self._init(None, text, message_id)
 
     def __repr__(self) -> str:
         return f"Thought(text={self.text!r}, message_id={self._message_id!r})"

@@ -1,185 +1,47 @@
 """``SessionState``: the client's read model of one ACP session, as immutable snapshots.
 
-Every client (editor, chat UI, tool) folds a session's ``session/update`` notifications into
-"what the screen shows". :class:`SessionState` is that fold as a pure function:
-``SessionState().apply(n1).apply(n2)...`` — each :meth:`SessionState.apply` returns a new
-snapshot and never changes the one it was called on, so a snapshot handed to a renderer (on any
-thread) stays valid while later updates arrive.
+Every client folds a session's ``session/update`` notifications into "what the screen shows".
+:class:`SessionState` is that fold as a pure function: ``SessionState().apply(n1).apply(n2)``;
+each :meth:`SessionState.apply` returns a new snapshot and never changes the one it was called
+on, so a snapshot handed to a renderer (on any thread) stays valid while later updates arrive.
+What each ``sessionUpdate`` kind does (v1 and the v2 Draft's upserts), how message chunks are
+joined into messages (by ``messageId``, else while the stream is contiguous; a turn's end,
+:meth:`SessionState.with_turn_end`, ends a run) and what it costs: ``docs/read-model.md``.
+Anything of a kind this SDK does not know is kept in :attr:`SessionState.unknown`.
 
-What each ``sessionUpdate`` kind of the stable v1 schema does:
-
-==============================  ==============================================================
-``user_message_chunk``          appended to :attr:`~SessionState.messages` (role ``"user"``)
-``agent_message_chunk``         appended to :attr:`~SessionState.messages` (role ``"agent"``)
-``agent_thought_chunk``         appended to :attr:`~SessionState.thoughts`
-``tool_call``                   creates (or replaces) :attr:`~SessionState.tool_calls` ``[id]``
-``tool_call_update``            merges its non-null fields into that tool call (creates it if
-                                the ``tool_call`` never came); ``content``/``locations`` replace
-``plan``                        replaces :attr:`~SessionState.plan`
-``available_commands_update``   replaces :attr:`~SessionState.commands`
-``current_mode_update``         sets :attr:`~SessionState.mode`
-``config_option_update``        replaces :attr:`~SessionState.config_options`
-``session_info_update``         patches :attr:`~SessionState.title` / ``updated_at`` (omitted:
-                                unchanged, ``null``: cleared)
-``usage_update``                replaces :attr:`~SessionState.usage`
-``notice``                      appended to :attr:`~SessionState.notices`
-``compaction_update``           upserts :attr:`~SessionState.compactions` ``[id]`` (patch rules
-                                of the schema: omitted unchanged, ``null`` clears)
-``compaction_summary_chunk``    appends to that compaction's summary (creates it in progress)
-anything else                   kept, in order, in :attr:`~SessionState.unknown`
-==============================  ==============================================================
-
-On an ACP v2 (Draft) connection the v2 models are folded the same way, plus v2's upserts:
-``agent_message``/``user_message``/``agent_thought`` replace a whole message (by id),
-``tool_call_update`` upserts a tool call with the patch rules (omitted: unchanged, ``null``:
-cleared), ``tool_call_content_chunk`` appends to its content, an ``items`` ``plan_update`` is
-the plan. ``state_update``, the terminal kinds and non-``items`` plans are kept in ``unknown``;
-an ``idle`` ``state_update`` ends the turn's chunk run.
-
-Message chunks are joined into messages: a chunk with a ``messageId`` goes to the message of
-that id (its role's), a new id starts a new message; a chunk without one continues the latest
-message of its kind when it is *contiguous* — no other message or thought chunk, ``tool_call``,
-``tool_call_update`` or end of a prompt turn (:meth:`SessionState.with_turn_end`) came in
-between — and starts a new message otherwise (the spec: "a changed ``messageId`` indicates a new
-message"; without ids, only a change of kind shows a boundary). The user's prompt is not a
-``session/update``: it is in :attr:`~SessionState.messages` only if the agent echoes it (as
-``user_message_chunk`` updates, e.g. when ``session/load`` replays a session).
-
-Cost: appending a text chunk is O(1) (the chunk's text goes to an append-only buffer shared by
-successive snapshots; a snapshot sees its own prefix); a message's :attr:`Message.text` is joined
-on first read and cached. Snapshots share everything they did not change. Measured in
-``benchmarks/read_model.py``.
-
-This module is *not* responsible for receiving updates (the client's ``session_state()`` and
-:func:`~rxacp.client.session_states` are) or for any I/O: it is pure data, no Rx, no threads.
+This module is *not* responsible for what each kind does (``_read_fold.py``), for receiving
+updates (the client's ``session_state()`` and :func:`~rxacp.client.fold_session_state`) or for
+any I/O: it is pure data, no Rx, no threads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 from ..schema import (
     AcpModel,
-    AgentMessageChunk,
-    AgentThoughtChunk,
     AvailableCommand,
-    AvailableCommandsUpdate,
-    CompactionSummaryChunk,
-    CompactionUpdate,
-    ConfigOptionUpdate,
     ContentBlock,
-    CurrentModeUpdate,
     Notice,
-    Plan,
     PlanEntry,
     SessionConfigOption,
-    SessionInfoUpdate,
     SessionMode,
     SessionNotification,
-    ToolCall,
-    ToolCallUpdateNotification,
     UsageUpdate,
-    UserMessageChunk,
 )
 from ..schema._base import UnknownVariant
-from .read_items import Compaction, Message, Role, Thought, ToolCallState, chunk_part
+from ._read_fold import EMPTY_MAP, EMPTY_REST, V2_HANDLERS, V2_MODULES, Rest, chunk, edit, join_run
+from ._read_fold import HANDLERS as _HANDLERS
+from .read_items import Compaction, Message, Thought, ToolCallState, chunk_part
 
 __all__ = ["Compaction", "Message", "SessionState", "Thought", "ToolCallState"]
-
-_EMPTY_MAP: Mapping[Any, Any] = MappingProxyType({})
-
-
-_FIELDS = (
-    "_session_id",
-    "_messages",
-    "_thoughts",
-    "_rest",
-    "_last",
-    "_last_at",
-    "_ids",
-    "_count",
-)
-
-
-class _Rest:
-    """The fields a streamed chunk does not change, kept apart so that a chunk's snapshot
-    copies eight references instead of twenty (copied on write: :func:`_edit`)."""
-
-    __slots__ = (
-        "commands",
-        "compactions",
-        "config_options",
-        "mode",
-        "modes",
-        "notices",
-        "plan",
-        "title",
-        "tool_calls",
-        "unknown",
-        "updated_at",
-        "usage",
-    )
-
-    tool_calls: Mapping[str, ToolCallState]
-    plan: tuple[PlanEntry, ...]
-    mode: str | None
-    modes: tuple[SessionMode, ...]
-    config_options: tuple[SessionConfigOption, ...]
-    commands: tuple[AvailableCommand, ...]
-    usage: UsageUpdate | None
-    title: str | None
-    updated_at: str | None
-    notices: tuple[Notice, ...]
-    compactions: Mapping[str, Compaction]
-    unknown: tuple[Any, ...]
-
-    def __init__(self) -> None:
-        self.tool_calls = _EMPTY_MAP
-        self.plan = ()
-        self.mode = None
-        self.modes = ()
-        self.config_options = ()
-        self.commands = ()
-        self.usage = None
-        self.title = None
-        self.updated_at = None
-        self.notices = ()
-        self.compactions = _EMPTY_MAP
-        self.unknown = ()
-
-    def copy(self) -> _Rest:
-        new = _new_rest(_Rest)
-        new.tool_calls = self.tool_calls
-        new.plan = self.plan
-        new.mode = self.mode
-        new.modes = self.modes
-        new.config_options = self.config_options
-        new.commands = self.commands
-        new.usage = self.usage
-        new.title = self.title
-        new.updated_at = self.updated_at
-        new.notices = self.notices
-        new.compactions = self.compactions
-        new.unknown = self.unknown
-        return new
-
-
-_new_rest = object.__new__
-_EMPTY_REST = _Rest()
-
-
-def _edit(state: SessionState) -> _Rest:
-    """``state``'s own copy of its rest fields, to change (``state`` is a fresh snapshot)."""
-    rest = state._rest = state._rest.copy()
-    return rest
 
 
 class SessionState:
     """An immutable snapshot of one ACP session as a client shows it; ``SessionState()`` is
-    the empty state and :meth:`apply` returns the state after one more update (see the module
-    docstring for what each ``sessionUpdate`` kind does)::
+    the empty state and :meth:`apply` returns the state after one more update (what each
+    ``sessionUpdate`` kind does: ``docs/read-model.md``)::
 
         state = SessionState()
         for note in notifications:
@@ -190,12 +52,21 @@ class SessionState:
     the same snapshot from two threads gives two independent snapshots.
     """
 
-    __slots__ = _FIELDS
+    __slots__ = (
+        "_count",
+        "_ids",
+        "_last",
+        "_last_at",
+        "_messages",
+        "_rest",
+        "_session_id",
+        "_thoughts",
+    )
 
     _session_id: str | None
     _messages: tuple[Message, ...]
     _thoughts: tuple[Thought, ...]
-    _rest: _Rest
+    _rest: Rest
     _last: str | None
     _last_at: int
     _ids: Mapping[tuple[str, str], int]
@@ -205,10 +76,10 @@ class SessionState:
         self._session_id = session_id
         self._messages = ()
         self._thoughts = ()
-        self._rest = _EMPTY_REST
+        self._rest = EMPTY_REST
         self._last = None  # the kind of the latest chunk or tool call (ends a chunk run)
         self._last_at = -1  # the index of the message or thought the latest chunk went to
-        self._ids = _EMPTY_MAP  # (list, messageId) -> index in messages / thoughts
+        self._ids = EMPTY_MAP  # (list, messageId) -> index in messages / thoughts
         self._count = 0
 
     # ------------------------------------------------------------------ fields
@@ -313,7 +184,7 @@ class SessionState:
                 own, update, handler = self._resolve(notification)
         else:
             own, update, handler = self._resolve(notification)
-        nxt = _new_state(SessionState)
+        nxt = _new_state(SessionState)  # self._copy(), inline: this is the hot path
         nxt._session_id = own
         nxt._messages = self._messages
         nxt._thoughts = self._thoughts
@@ -323,7 +194,7 @@ class SessionState:
         nxt._ids = self._ids
         nxt._count = self._count + 1
         if handler is None:
-            _edit(nxt).unknown = (*self._rest.unknown, update)
+            edit(nxt).unknown = (*self._rest.unknown, update)
         else:
             handler(nxt, update)
         return nxt
@@ -341,26 +212,26 @@ class SessionState:
             own, update, handler = nxt._resolve(notification)
             nxt._session_id = own
             nxt._count += 1
-            if run_kind is not None and handler in _CHUNKS:
+            if run_kind is not None and handler is chunk:
                 mid = update.message_id
                 if update.session_update == run_kind and (mid is None or mid == run_id):
                     run.append(chunk_part(update.content))
                     continue
             if run:
-                _join_run(nxt, run_kind, run)
+                join_run(nxt, run_kind, run)
                 run = []
             if handler is None:
-                _edit(nxt).unknown = (*nxt._rest.unknown, update)
+                edit(nxt).unknown = (*nxt._rest.unknown, update)
                 continue
             handler(nxt, update)
-            if handler in _CHUNKS:
+            if handler is chunk:
                 run_kind = nxt._last
                 items = nxt._thoughts if run_kind == "agent_thought_chunk" else nxt._messages
                 run_id = items[nxt._last_at].message_id
             elif nxt._last != run_kind:
                 run_kind = None
         if run:
-            _join_run(nxt, run_kind, run)
+            join_run(nxt, run_kind, run)
         return nxt
 
     def _resolve(self, notification: Any) -> tuple[str | None, Any, Any]:
@@ -384,8 +255,8 @@ class SessionState:
         handler = _HANDLERS.get(type(update))
         if handler is None:
             kind = getattr(update, "session_update", None)
-            v2 = update.__module__ in _V2_MODULES and not isinstance(update, UnknownVariant)
-            handler = _V2_HANDLERS.get(kind) if v2 else None
+            v2 = update.__module__ in V2_MODULES and not isinstance(update, UnknownVariant)
+            handler = V2_HANDLERS.get(kind) if v2 else None
         if handler is None and not isinstance(getattr(update, "session_update", None), str):
             raise TypeError(
                 f"SessionState.apply takes a SessionNotification or a SessionUpdate model, "
@@ -400,18 +271,19 @@ class SessionState:
         nxt = self._copy()
         modes = getattr(response, "modes", None)
         if modes is not None:
-            _edit(nxt).mode = modes.current_mode_id
-            _edit(nxt).modes = tuple(modes.available_modes)
+            rest = edit(nxt)
+            rest.mode = modes.current_mode_id
+            rest.modes = tuple(modes.available_modes)
         options = getattr(response, "config_options", None)
         if options is not None:
-            _edit(nxt).config_options = tuple(options)
+            edit(nxt).config_options = tuple(options)
         return nxt
 
     def with_mode(self, mode_id: str) -> SessionState:
         """The state with ``mode_id`` as the current mode (a ``session/set_mode`` that
         succeeded: the agent need not send ``current_mode_update`` for it)."""
         nxt = self._copy()
-        _edit(nxt).mode = mode_id
+        edit(nxt).mode = mode_id
         return nxt
 
     def with_turn_end(self) -> SessionState:
@@ -473,254 +345,3 @@ class SessionState:
 
 
 _new_state = object.__new__
-
-
-# ---------------------------------------------------------------------- per-kind handlers
-# Each takes the fresh copy and the update and sets the fields the update changes.
-
-
-def _add_id(state: SessionState, key: str, message_id: str, index: int) -> None:
-    ids = dict(state._ids)
-    ids[(key, message_id)] = index
-    state._ids = MappingProxyType(ids)
-
-
-def _message_chunk(state: SessionState, update: UserMessageChunk | AgentMessageChunk) -> None:
-    kind = update.session_update  # v1 or v2 models (same fields)
-    role: Role = "agent" if kind == "agent_message_chunk" else "user"
-    messages = state._messages
-    mid = update.message_id
-    if mid is None:
-        at = state._last_at if state._last == kind else -1
-    else:
-        at = state._ids.get((role, mid), -1)
-    part = chunk_part(update.content)
-    state._last = kind
-    if at < 0:
-        at = len(messages)
-        if mid is not None:
-            _add_id(state, role, mid, at)
-        state._messages = (*messages, Message._first(role, mid, part))
-    elif at == len(messages) - 1:
-        state._messages = (*messages[:-1], messages[-1]._appended(part))
-    else:
-        state._messages = (*messages[:at], messages[at]._appended(part), *messages[at + 1 :])
-    state._last_at = at
-
-
-def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> None:
-    thoughts = state._thoughts
-    mid = update.message_id
-    if mid is None:
-        at = state._last_at if state._last == "agent_thought_chunk" else -1
-    else:
-        at = state._ids.get(("thought", mid), -1)
-    part = chunk_part(update.content)
-    state._last = "agent_thought_chunk"
-    if at < 0:
-        at = len(thoughts)
-        if mid is not None:
-            _add_id(state, "thought", mid, at)
-        state._thoughts = (*thoughts, Thought._first(mid, part))
-    else:
-        state._thoughts = (*thoughts[:at], thoughts[at]._appended(part), *thoughts[at + 1 :])
-    state._last_at = at
-
-
-def _tool_call(state: SessionState, update: ToolCall | ToolCallUpdateNotification) -> None:
-    calls = dict(state._rest.tool_calls)
-    tid = update.tool_call_id
-    current = calls.get(tid) or ToolCallState(tid)
-    calls[tid] = current.merged(update)
-    _edit(state).tool_calls = MappingProxyType(calls)
-    state._last = update.session_update
-
-
-def _plan(state: SessionState, update: Plan) -> None:
-    _edit(state).plan = tuple(update.entries)
-
-
-def _commands(state: SessionState, update: AvailableCommandsUpdate) -> None:
-    _edit(state).commands = tuple(update.available_commands)
-
-
-def _mode(state: SessionState, update: CurrentModeUpdate) -> None:
-    _edit(state).mode = update.current_mode_id
-
-
-def _config(state: SessionState, update: ConfigOptionUpdate) -> None:
-    _edit(state).config_options = tuple(update.config_options)
-
-
-def _info(state: SessionState, update: SessionInfoUpdate) -> None:
-    given = update.model_fields_set
-    if "title" in given:
-        _edit(state).title = update.title
-    if "updated_at" in given:
-        _edit(state).updated_at = update.updated_at
-
-
-def _usage(state: SessionState, update: UsageUpdate) -> None:
-    _edit(state).usage = update
-
-
-def _notice(state: SessionState, update: Notice) -> None:
-    _edit(state).notices = (*state._rest.notices, update)
-
-
-def _compaction(state: SessionState, update: CompactionUpdate) -> None:
-    compactions = dict(state._rest.compactions)
-    cid = update.compaction_id
-    current = compactions.get(cid) or Compaction(cid)
-    given = update.model_fields_set
-    compactions[cid] = Compaction(
-        cid,
-        str(update.status),
-        (tuple(update.summary or ()) if "summary" in given else current.summary),
-        update.error if "error" in given else current.error,
-        update.meta if "meta" in given else current.meta,
-    )
-    _edit(state).compactions = MappingProxyType(compactions)
-
-
-def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> None:
-    compactions = dict(state._rest.compactions)
-    cid = update.compaction_id
-    current = compactions.get(cid) or Compaction(cid)
-    compactions[cid] = current._replace(summary=(*current.summary, update.content))
-    _edit(state).compactions = MappingProxyType(compactions)
-
-
-_HANDLERS: dict[type[AcpModel], Any] = {
-    UserMessageChunk: _message_chunk,
-    AgentMessageChunk: _message_chunk,
-    AgentThoughtChunk: _thought_chunk,
-    ToolCall: _tool_call,
-    ToolCallUpdateNotification: _tool_call,
-    Plan: _plan,
-    AvailableCommandsUpdate: _commands,
-    CurrentModeUpdate: _mode,
-    ConfigOptionUpdate: _config,
-    SessionInfoUpdate: _info,
-    UsageUpdate: _usage,
-    Notice: _notice,
-    CompactionUpdate: _compaction,
-    CompactionSummaryChunk: _compaction_chunk,
-}
-"""One handler per known update model (exact types; anything else is kept in ``unknown``)."""
-
-
-# ---------------------------------------------------------------------- ACP v2 (Draft) kinds
-# v2 models are other classes with the same names; the kinds whose fields and meaning are v1's
-# reuse v1's handlers, the v2 upserts have their own. state_update and the terminal kinds are
-# kept in ``unknown`` (an ``idle`` state_update also ends the turn's chunk run).
-
-
-def _v2_message(state: SessionState, update: Any) -> None:
-    """``agent_message`` / ``user_message`` / ``agent_thought``: a whole message, by id."""
-    kind = update.session_update
-    thought = kind == "agent_thought"
-    key = "thought" if thought else ("agent" if kind == "agent_message" else "user")
-    items: tuple[Any, ...] = state._thoughts if thought else state._messages
-    at = state._ids.get((key, update.message_id), -1)
-    current = items[at] if at >= 0 else None
-    if "content" in update.model_fields_set:
-        blocks = update.content or []
-    elif current is not None:
-        blocks = list(current.content)
-    else:
-        blocks = []
-    parts = [chunk_part(b) for b in blocks]
-    if thought:
-        item: Any = (
-            Thought._first(update.message_id, parts[0])
-            if parts
-            else Thought(message_id=update.message_id)
-        )
-    else:
-        role: Role = "agent" if key == "agent" else "user"
-        item = (
-            Message._first(role, update.message_id, parts[0])
-            if parts
-            else Message(role, message_id=update.message_id)
-        )
-    for part in parts[1:]:
-        item = item._appended(part)
-    if at < 0:
-        at = len(items)
-        _add_id(state, key, update.message_id, at)
-        items = (*items, item)
-    else:
-        items = (*items[:at], item, *items[at + 1 :])
-    if thought:
-        state._thoughts = items
-    else:
-        state._messages = items
-    state._last = kind
-    state._last_at = at
-
-
-def _v2_tool_call(state: SessionState, update: Any) -> None:
-    calls = dict(state._rest.tool_calls)
-    tid = update.tool_call_id
-    current = calls.get(tid) or ToolCallState(tid)
-    if update.session_update == "tool_call_content_chunk":
-        calls[tid] = current.with_content(update.content)
-    else:
-        calls[tid] = current.upserted(update)
-    _edit(state).tool_calls = MappingProxyType(calls)
-    state._last = "tool_call_update"
-
-
-def _v2_plan(state: SessionState, update: Any) -> None:
-    entries = getattr(update.plan, "entries", None)
-    if entries is None:  # a markdown or file plan: kept as is
-        _edit(state).unknown = (*state._rest.unknown, update)
-    else:
-        _edit(state).plan = tuple(entries)
-
-
-def _v2_state(state: SessionState, update: Any) -> None:
-    _edit(state).unknown = (*state._rest.unknown, update)
-    if update.state == "idle":
-        state._last = None
-
-
-_V2_MODULES = frozenset({"rxacp.schema.v2._generated", "rxacp.schema.v2.unstable._generated"})
-"""Where the v2 models live (their kinds are dispatched by name)."""
-
-_V2_HANDLERS: dict[Any, Any] = {
-    "user_message_chunk": _message_chunk,
-    "agent_message_chunk": _message_chunk,
-    "agent_thought_chunk": _thought_chunk,
-    "user_message": _v2_message,
-    "agent_message": _v2_message,
-    "agent_thought": _v2_message,
-    "tool_call_update": _v2_tool_call,
-    "tool_call_content_chunk": _v2_tool_call,
-    "plan_update": _v2_plan,
-    "available_commands_update": _commands,
-    "config_option_update": _config,
-    "session_info_update": _info,
-    "usage_update": _usage,
-    "notice": _notice,
-    "compaction_update": _compaction,
-    "compaction_summary_chunk": _compaction_chunk,
-    "state_update": _v2_state,
-}
-"""The ACP v2 kinds the read model folds, by ``sessionUpdate`` (v2 model classes)."""
-
-
-_CHUNKS = frozenset({_message_chunk, _thought_chunk})
-"""The handlers of streamed message and thought chunks (joined in runs by ``apply_all``)."""
-
-
-def _join_run(state: SessionState, kind: str | None, parts: list[str | ContentBlock]) -> None:
-    """Append ``parts`` to the item the chunk run of ``kind`` goes to (``state._last_at``)."""
-    at = state._last_at
-    if kind == "agent_thought_chunk":
-        thoughts = state._thoughts
-        state._thoughts = (*thoughts[:at], thoughts[at]._appended_all(parts), *thoughts[at + 1 :])
-    else:
-        messages = state._messages
-        state._messages = (*messages[:at], messages[at]._appended_all(parts), *messages[at + 1 :])

@@ -21,7 +21,6 @@ receiving and parsing notifications (``handlers.py``).
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -34,10 +33,9 @@ from ..schema import PromptResponse, SessionNotification
 from ..schema import methods as m
 from ..session import AcpObservable
 from .read_model import SessionState
+from .streams import call_logged
 
 __all__ = ["CallHooks", "SessionStates", "fold_session_state"]
-
-_log = logging.getLogger("rxacp.client")
 
 
 _Hook = Callable[[Any, Any], None]
@@ -88,9 +86,7 @@ class SessionStates:
         """Fold one notification into its session's state and emit the new snapshot."""
         sid = notification.session_id
         with self._lock:
-            entry = self._entries.get(sid)
-            if entry is None:
-                entry = self._entries[sid] = _Entry(SessionState(sid))
+            entry = self._entry(sid)
             if not entry.observers:  # nobody watches: fold later, in batches (cheaper)
                 pending = entry.pending
                 pending.append(notification)
@@ -99,10 +95,14 @@ class SessionStates:
                 return
             entry.state = state = entry.current().apply(notification)  # total on parsed updates
             for observer in entry.observers:
-                try:
-                    observer.on_next(state)
-                except Exception:
-                    _log.exception("a session_state() subscriber failed")
+                _emit(observer, state)
+
+    def _entry(self, session_id: str) -> _Entry:
+        """The session's entry, made empty the first time (lock held)."""
+        entry = self._entries.get(session_id)
+        if entry is None:
+            entry = self._entries[session_id] = _Entry(SessionState(session_id))
+        return entry
 
     def hooks(self, method: str) -> CallHooks | None:
         """What a call of ``method`` does to the read model (``None``: nothing). Each hook
@@ -122,9 +122,7 @@ class SessionStates:
 
     def _change(self, session_id: str, change: Callable[[SessionState], SessionState]) -> None:
         with self._lock:
-            entry = self._entries.get(session_id)
-            if entry is None:
-                entry = self._entries[session_id] = _Entry(SessionState(session_id))
+            entry = self._entry(session_id)
             entry.state = state = change(entry.current())
             for observer in entry.observers:
                 _emit(observer, state)
@@ -190,9 +188,7 @@ class SessionStates:
             observer: abc.ObserverBase[SessionState], _scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             with self._lock:
-                entry = self._entries.get(session_id)
-                if entry is None:
-                    entry = self._entries[session_id] = _Entry(SessionState(session_id))
+                entry = self._entry(session_id)
                 _emit(observer, entry.current())
                 if self._completed:
                     _complete(observer)
@@ -223,17 +219,11 @@ _HOOKS: dict[str, tuple[str | None, str | None, str | None]] = {
 
 
 def _emit(observer: abc.ObserverBase[SessionState], state: SessionState) -> None:
-    try:
-        observer.on_next(state)
-    except Exception:
-        _log.exception("a session_state() subscriber failed")
+    call_logged("a session_state() subscriber failed", observer.on_next, state)
 
 
 def _complete(observer: abc.ObserverBase[SessionState]) -> None:
-    try:
-        observer.on_completed()
-    except Exception:
-        _log.exception("a session_state() subscriber failed on completion")
+    call_logged("a session_state() subscriber failed on completion", observer.on_completed)
 
 
 def fold_session_state(

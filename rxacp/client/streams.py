@@ -28,9 +28,19 @@ from reactivex.disposable import Disposable
 from ..schema import SessionNotification
 from ..session import AcpObservable
 
-__all__ = ["UpdateStream"]
+__all__ = ["UpdateStream", "call_logged"]
 
 _log = logging.getLogger("rxacp.client")
+
+
+def call_logged(failed: str, fn: Callable[..., object], *args: Any) -> None:
+    """``fn(*args)``; an exception is logged as ``failed`` and goes no further (one subscriber
+    or listener that raises does not stop the others)."""
+    try:
+        fn(*args)
+    except Exception:
+        _log.exception(failed)
+
 
 _Listener = Callable[[SessionNotification], "reactivex.Observable[Any] | None"]
 
@@ -65,10 +75,7 @@ class UpdateStream:
             if hold is not None:
                 holds.append(hold)
         for observer in self._observers:
-            try:
-                observer.on_next(notification)
-            except Exception:
-                _log.exception("an updates() subscriber failed")
+            call_logged("an updates() subscriber failed", observer.on_next, notification)
         if not holds:
             return None
         return holds[0] if len(holds) == 1 else reactivex.merge(*holds)
@@ -80,10 +87,7 @@ class UpdateStream:
             observers, self._observers = self._observers, ()
             self._listeners = ()
         for observer in observers:
-            try:
-                observer.on_completed()
-            except Exception:
-                _log.exception("an updates() subscriber failed on completion")
+            call_logged("an updates() subscriber failed on completion", observer.on_completed)
 
     # ------------------------------------------------------------------ subscribing
     def tap(self, listener: _Listener) -> Callable[[], None]:

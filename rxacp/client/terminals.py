@@ -46,8 +46,6 @@ import contextlib
 import functools
 import itertools
 import os
-import shlex
-import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -68,7 +66,8 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ._terminal_process import LocalTerminal
-from .fs import WorkspaceFileSystem
+from ._terminal_requests import argv_of, cwd_of, env_of, limit_of, spawn
+from .fs import WorkspaceFileSystem, threaded
 
 __all__ = ["LocalTerminals"]
 
@@ -154,53 +153,6 @@ class LocalTerminals:
         return term
 
     # ------------------------------------------------------------------ spawning
-    def _argv(self, request: CreateTerminalRequest) -> list[str]:
-        command = request.command
-        args = list(request.args or [])
-        if not isinstance(command, str) or not command or "\x00" in command:
-            raise AcpProtocolException.invalid_params("command must be a non-empty string")
-        if any("\x00" in arg for arg in args):
-            raise AcpProtocolException.invalid_params("args must not contain NUL bytes")
-        if self.shell:
-            line = " ".join([command, *(shlex.quote(arg) for arg in args)])
-            return ["/bin/sh", "-c", line]
-        return [command, *args]
-
-    def _cwd(self, cwd: str | None) -> str:
-        if cwd is None:
-            return self.roots[0]
-        try:
-            real = self._workspace.resolve(cwd)
-        except AcpProtocolException as exc:
-            raise AcpProtocolException.invalid_params(f"cwd: {exc.message}") from None
-        if not os.path.isdir(real):
-            raise AcpProtocolException.invalid_params(
-                f"cwd {peer_echo(cwd)} is not an existing directory"
-            )
-        return real
-
-    def _env(self, request: CreateTerminalRequest) -> dict[str, str]:
-        env = dict(os.environ) if self.inherit_env else {}
-        for var in request.env or []:
-            name, value = var.name, var.value
-            if not name or "=" in name or "\x00" in name or "\x00" in value:
-                raise AcpProtocolException.invalid_params(
-                    f"invalid environment variable name {peer_echo(name)} "
-                    "(or a NUL byte in its value)"
-                )
-            env[name] = value
-        return env
-
-    def _limit(self, request: CreateTerminalRequest) -> int:
-        limit = request.output_byte_limit
-        if limit is None:
-            return self.max_output_bytes
-        if limit < 0:
-            raise AcpProtocolException.invalid_params(
-                f"outputByteLimit must not be negative, got {limit}"
-            )
-        return min(limit, self.max_output_bytes)
-
     def _admit(self) -> None:
         if self._closed:
             raise AcpProtocolException.invalid_request("the client's terminals are closed")
@@ -217,48 +169,17 @@ class LocalTerminals:
                 "wait for one to exit, or kill or release one"
             )
 
-    def _spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        try:
-            return subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except FileNotFoundError:
-            hint = (
-                " (this client runs commands without a shell: send the program in command "
-                "and its arguments in args)"
-                if not self.shell and any(c in argv[0] for c in " |&;<>$")
-                else ""
-            )
-            raise AcpProtocolException.invalid_params(
-                f"command not found: {peer_echo(argv[0])}{hint}"
-            ) from None
-        except PermissionError:
-            raise AcpProtocolException.invalid_params(
-                f"command is not executable: {peer_echo(argv[0])}"
-            ) from None
-        except OSError as exc:
-            raise AcpProtocolException.invalid_params(
-                f"cannot start {peer_echo(argv[0])}: {os.strerror(exc.errno or 0)}"
-            ) from None
-
     # ------------------------------------------------------------------ handlers (blocking)
     def create_terminal(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
         """``terminal/create``: start the command; answers its terminal id at once."""
-        argv = self._argv(request)
-        cwd = self._cwd(request.cwd)
-        env = self._env(request)
-        limit = self._limit(request)
+        argv = argv_of(request, self.shell)
+        cwd = cwd_of(self._workspace, request.cwd)
+        env = env_of(request, self.inherit_env)
+        limit = limit_of(request, self.max_output_bytes)
         with self._lock:
             self._admit()
             terminal_id = f"term_{self._prefix}_{next(self._ids)}"
-            proc = self._spawn(argv, cwd, env)
+            proc = spawn(argv, cwd, env, self.shell)
             self._terminals[terminal_id] = LocalTerminal(
                 terminal_id, str(request.session_id), proc, limit
             )
@@ -298,13 +219,9 @@ class LocalTerminals:
         return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
 
     # ------------------------------------------------------------------ handlers (asyncio)
-    async def create_terminal_async(self, request: CreateTerminalRequest) -> CreateTerminalResponse:
-        """:meth:`create_terminal` with the spawn on a thread, for ``AcpClient.async_``."""
-        return await asyncio.to_thread(self.create_terminal, request)
+    create_terminal_async = threaded(create_terminal)
 
-    async def terminal_output_async(self, request: TerminalOutputRequest) -> TerminalOutputResponse:
-        """:meth:`terminal_output` (decoding on a thread), for ``AcpClient.async_``."""
-        return await asyncio.to_thread(self.terminal_output, request)
+    terminal_output_async = threaded(terminal_output)
 
     async def wait_for_terminal_exit_async(
         self, request: WaitForTerminalExitRequest
@@ -330,15 +247,9 @@ class LocalTerminals:
             term.remove_on_exit(notify)
         return self._exit_response(term)
 
-    async def kill_terminal_async(self, request: KillTerminalRequest) -> KillTerminalResponse:
-        """:meth:`kill_terminal` on a thread, for ``AcpClient.async_``."""
-        return await asyncio.to_thread(self.kill_terminal, request)
+    kill_terminal_async = threaded(kill_terminal)
 
-    async def release_terminal_async(
-        self, request: ReleaseTerminalRequest
-    ) -> ReleaseTerminalResponse:
-        """:meth:`release_terminal` on a thread, for ``AcpClient.async_``."""
-        return await asyncio.to_thread(self.release_terminal, request)
+    release_terminal_async = threaded(release_terminal)
 
     # ------------------------------------------------------------------ lifecycle
     def _release(self, terms: list[LocalTerminal], *, wait: bool) -> bool:

@@ -104,10 +104,6 @@ class SettlingTurns:
         self._bound = bound
         self._sessions: dict[str, _Settling] = {}
 
-    def is_settling(self, session_id: str) -> bool:
-        """True while a disposed prompt of ``session_id`` waits for its late answer."""
-        return session_id in self._sessions
-
     def abandon(self, session_id: str) -> Callable[[], None]:
         """(Loop.) A written prompt of ``session_id`` was given up: send ``session/cancel`` and
         hold the session's next prompts. Returns the release to run on the late answer."""

@@ -36,7 +36,7 @@ from ..schema.v2.methods import METHODS
 from ..session import AcpObservable
 from ._calls import coerce
 from .cancellation import CancellationSignal
-from .handlers import ClientHandlers, PermissionTracker, _consumers_handler, _request_handler
+from .handlers import ClientHandlers, PermissionTracker, _consumers_handler, register_requests
 
 if TYPE_CHECKING:
     from .async_client import AcpAsyncClient
@@ -110,19 +110,14 @@ def switch_handlers(
     client: AcpAsyncClient, handlers: ClientHandlers, permissions: PermissionTracker
 ) -> None:
     """Re-register the client's agent→client handlers with the v2 models (on the loop, from
-    the ``initialize`` answer, before any later message is handled)."""
+    the ``initialize`` answer, before any later message is handled; the ``_`` extension
+    handlers stay as registered)."""
     session = client.session
     for spec in m.METHODS.values():
         if spec.side == "client":
             session.remove_handler(spec.name)
-    for spec in METHODS.values():
-        if spec.side != "client" or spec.kind != "request":
-            continue
-        fn = handlers.requests.get(spec.name)
-        if fn is not None:
-            session.set_request_handler(
-                spec.name, _request_handler(session, spec, fn, handlers.blocking, permissions)
-            )
+    requests = (s for s in METHODS.values() if s.side == "client" and s.kind == "request")
+    register_requests(session, handlers, permissions, requests)
     session.set_notification_handler(
         m.SESSION_UPDATE,
         _consumers_handler(
@@ -133,12 +128,6 @@ def switch_handlers(
             session,
         ),
     )
-    for method, fn in handlers.ext_requests.items():  # raw handlers stay as registered
-        from ..session.handlers import request_handler
-
-        session.set_request_handler(
-            method, request_handler(session, None, fn, blocking=handlers.blocking)
-        )
 
 
 def is_turn_end(update: Any, running_seen: bool) -> bool:

@@ -117,7 +117,7 @@ def switch_handlers(
         if spec.side == "client":
             session.remove_handler(spec.name)
     requests = (s for s in METHODS.values() if s.side == "client" and s.kind == "request")
-    register_requests(session, handlers, permissions, requests)
+    register_requests(session, handlers, permissions, requests, client._sessions)
     session.set_notification_handler(
         m.SESSION_UPDATE,
         _consumers_handler(

@@ -12,7 +12,7 @@ from reactivex import operators as ops
 from rxacp.agent import AcpAgent
 from rxacp.agent.v2 import AgentHandlers, SyncPromptContext
 from rxacp.client import AcpAsyncClient, AcpClient, CancellationSignal
-from rxacp.errors import AcpCapabilityException
+from rxacp.errors import AcpCapabilityException, AcpProtocolException
 from rxacp.schema import NewSessionResponse, PromptResponse, RequestPermissionResponse, v2
 from rxacp.testing.memory import InMemoryTransportPair
 
@@ -321,5 +321,26 @@ def test_prompt_timeout_bounds_a_v2_turn_in_virtual_time_and_cancels_it(dual: Pa
         assert done.wait(WAIT)
         assert isinstance(errors[0], AcpTimeoutException)
         assert idle_seen.wait(WAIT)  # the timeout disposed the turn: session/cancel was sent
+    finally:
+        client.close()
+
+
+def test_a_v2_agents_request_for_a_session_the_client_never_created_is_refused_32002(
+    dual: Pair,
+) -> None:
+    client = dual.client()
+    try:
+        _open(client)
+        forged = {
+            "sessionId": "not-mine",
+            "title": "Run it?",
+            "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+        }
+        with pytest.raises(AcpProtocolException) as info:
+            dual.agent._core.session.send_request("session/request_permission", forged).block(WAIT)
+        assert info.value.code == -32002 and "unknown session" in info.value.message
+        assert dual.permission_requests == []  # the application never saw it
+        _turn(client, "ask")  # its own session's requests still reach the handler
+        assert len(dual.permission_requests) == 1
     finally:
         client.close()

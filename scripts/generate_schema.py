@@ -14,7 +14,10 @@ Usage::
     python scripts/generate_schema.py --out DIR  # writes DIR/_generated.py, DIR/unstable/...
 
 Not responsible for: the method table (hand-written, ``_method_table.py``), factories
-(``_factories.py``) or Java-style aliases (``helpers.py``).
+(``_factories.py``) or Java-style aliases (``helpers.py``). It does write ``_exports.py``: which
+module of the stable package defines each name of ``rxacp.schema.__all__`` (read from the
+``__all__`` lists of ``_generated.py``, ``helpers.py`` and ``methods.py``), so that
+``import rxacp.schema`` imports no model until one is used (cold start).
 
 Mapping rules (JSON Schema -> Python):
 
@@ -35,6 +38,7 @@ Mapping rules (JSON Schema -> Python):
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import keyword
 import re
@@ -1010,6 +1014,58 @@ def shared_blocks(
         shared = keep
 
 
+EXPORTED_MODULES = ("_base", "_generated", "helpers", "methods")
+"""The modules ``rxacp.schema`` re-exports, in the order their names appear in its ``__all__``
+(a name exported by two of them is the later one's, as with star imports)."""
+BASE_EXPORTS = ("UNKNOWN_TAG", "AcpModel")
+"""The names ``rxacp.schema`` re-exports from ``_base`` (whose ``__all__`` lists more)."""
+
+
+def literal_all(source: str, name: str) -> tuple[str, ...]:
+    """The literal ``__all__ = [...]`` of a module's ``source``."""
+    for node in ast.parse(source, filename=name).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return tuple(ast.literal_eval(node.value))
+    raise SystemExit(f"{name} has no literal __all__ list")
+
+
+def render_exports(generated: str) -> str:
+    """``_exports.py``: the names ``rxacp.schema`` exports, grouped by the module defining them."""
+    groups = {
+        "_base": BASE_EXPORTS,
+        "_generated": literal_all(generated, "_generated.py"),
+        **{
+            name: literal_all((SCHEMA_PKG / f"{name}.py").read_text(encoding="utf-8"), name)
+            for name in ("helpers", "methods")
+        },
+    }
+    lines = [
+        '"""Where each name of ``rxacp.schema`` lives -- generated, DO NOT EDIT.',
+        "",
+        "Written by `scripts/generate_schema.py` from the `__all__` lists of `_generated.py`,",
+        "`helpers.py` and `methods.py` (and two names of `_base.py`): `rxacp.schema` imports a",
+        "module on the first use of one of its names, not at `import rxacp.schema`.",
+        '"""',
+        "",
+        "from typing import Final",
+        "",
+        '__all__ = ["MODULES"]',
+        "",
+        "MODULES: Final[dict[str, tuple[str, ...]]] = {",
+    ]
+    for module in EXPORTED_MODULES:
+        lines.append(f"    {module!r}: (")
+        lines += [f"        {name!r}," for name in groups[module]]
+        lines.append("    ),")
+    lines.append("}")
+    lines.append(
+        '"""Submodule of ``rxacp.schema`` -> the names it exports there, in ``__all__`` order."""'
+    )
+    return "\n".join(lines) + "\n"
+
+
 def generate(out_dir: Path, versions: Iterable[int] = (1, 2)) -> list[Path]:
     """Generate each protocol version's modules into ``out_dir``; return the written paths."""
     written: list[Path] = []
@@ -1033,6 +1089,10 @@ def generate(out_dir: Path, versions: Iterable[int] = (1, 2)) -> list[Path]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(code, encoding="utf-8", newline="\n")
             written.append(target)
+            if version == 1 and not unstable:
+                target = out_dir / profile.out / "_exports.py"
+                target.write_text(ruff_format(render_exports(code)), encoding="utf-8", newline="\n")
+                written.append(target)
         if profile.capabilities:
             code = render_capability_queries(unstable_schema, stable)
             target = out_dir / profile.out / "_capabilities.py"

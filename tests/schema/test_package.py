@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import rxacp.schema as schema
 import rxacp.schema._generated as stable
 import rxacp.schema.unstable as unstable
@@ -64,3 +66,41 @@ def test_unstable_module_imports_every_structurally_unchanged_stable_definition(
     assert {"SessionCapabilities", "NewSessionRequest"} <= common - same
     # An unchanged class keeps the stable schema's docstring.
     assert unstable.PromptRequest.__doc__ == stable.PromptRequest.__doc__
+
+
+def test_importing_the_schema_package_loads_no_model_until_a_name_is_used() -> None:
+    code = (
+        "import sys, rxacp.schema\n"
+        "print('pydantic' in sys.modules, 'rxacp.schema._generated' in sys.modules)\n"
+        "from rxacp.schema import InitializeRequest\n"
+        "print('rxacp.schema._generated' in sys.modules, 'rxacp.schema.methods' in sys.modules)\n"
+        "from rxacp.schema import METHODS\n"
+        "print('rxacp.schema.methods' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.split() == ["False", "False", "True", "False", "True"]
+
+
+def test_every_package_name_is_the_object_its_defining_module_exports() -> None:
+    homes = {name: stable for name in stable.__all__}
+    homes |= {name: helpers for name in helpers.__all__}
+    homes |= {name: methods for name in methods.__all__}
+    homes |= {"AcpModel": schema._base, "UNKNOWN_TAG": schema._base}
+    wrong = [n for n, home in homes.items() if getattr(schema, n) is not getattr(home, n)]
+    assert wrong == []
+    assert set(schema.__all__) <= set(dir(schema))
+    assert {"_generated", "helpers", "methods"} <= set(dir(schema))
+
+
+def test_star_import_of_the_schema_package_binds_every_exported_name() -> None:
+    namespace: dict[str, object] = {}
+    exec("from rxacp.schema import *", namespace)
+    assert set(schema.__all__) <= set(namespace)
+    assert namespace["PromptResponse"] is stable.PromptResponse
+
+
+def test_an_unknown_package_name_raises_attribute_error_naming_it() -> None:
+    with pytest.raises(AttributeError, match="NoSuchModel"):
+        getattr(schema, "NoSuchModel")  # noqa: B009 - a dynamic lookup, as user code does

@@ -57,12 +57,14 @@ def _lazy_getattr(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = importlib.import_module(f"{__name__}.{home}")
-    # Every name of that module at once: later lookups are plain module attributes.
-    namespace = globals()
+    # Every name that module has defined at once: later lookups are plain module attributes
+    # (``_generated`` defines some models on first use: those are copied when asked for).
+    namespace, defined = globals(), vars(module)
     for exported in MODULES[home]:
-        if _HOME[exported] == home:
-            namespace[exported] = getattr(module, exported)
-    return namespace[name]
+        if _HOME[exported] == home and exported in defined:
+            namespace[exported] = defined[exported]
+    namespace[name] = value = getattr(module, name)
+    return value
 
 
 def __dir__() -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import pickle
 import subprocess
 import sys
 
@@ -104,3 +106,31 @@ def test_star_import_of_the_schema_package_binds_every_exported_name() -> None:
 def test_an_unknown_package_name_raises_attribute_error_naming_it() -> None:
     with pytest.raises(AttributeError, match="NoSuchModel"):
         getattr(schema, "NoSuchModel")  # noqa: B009 - a dynamic lookup, as user code does
+
+
+def test_stable_models_outside_an_agent_start_up_load_from_the_rest_module_on_first_use() -> None:
+    code = (
+        "import sys\n"
+        "import rxacp.schema._generated as stable\n"
+        "print('rxacp.schema._generated_rest' in sys.modules)\n"
+        "assert set(stable.__all__) <= set(dir(stable))\n"
+        "model = stable.ListSessionsRequest\n"
+        "print('rxacp.schema._generated_rest' in sys.modules, model.__module__)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.split() == ["False", "True", "rxacp.schema._generated_rest"]
+    rest = importlib.import_module("rxacp.schema._generated_rest")
+    assert all(getattr(stable, name) is getattr(rest, name) for name in rest.__all__)
+    assert set(rest.__all__) < set(stable.__all__)
+    with pytest.raises(AttributeError, match="NoSuchModel"):
+        getattr(stable, "NoSuchModel")  # noqa: B009 - a dynamic lookup, as user code does
+
+
+def test_a_rest_model_pickles_and_validates_its_start_up_parts_by_reference() -> None:
+    request = stable.LoadSessionRequest.from_wire(
+        {"sessionId": "s", "cwd": "/", "mcpServers": [{"name": "m", "command": "x", "args": [], "env": []}]}
+    )
+    assert pickle.loads(pickle.dumps(request)) == request
+    assert type(request.mcp_servers[0]) is getattr(schema, type(request.mcp_servers[0]).__name__)

@@ -12,6 +12,7 @@ GENERATED = (
     "unstable/_generated.py",
     "_capabilities.py",
     "_exports.py",
+    "_generated_rest.py",
     "v2/_generated.py",
     "v2/unstable/_generated.py",
 )

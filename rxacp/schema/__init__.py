@@ -29,7 +29,7 @@ rxacp.schema`` loads no model: each name is imported from its module on first us
 
 from __future__ import annotations
 
-import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from rxacp.schema._exports import MODULES
@@ -50,13 +50,20 @@ _HOME: dict[str, str] = {name: module for module, names in MODULES.items() for n
 """Each exported name -> the submodule defining it (the later one where two export it)."""
 
 
+def _submodule(name: str) -> Any:
+    # The import statement's machinery (not importlib.import_module): ``-X importtime`` then
+    # reports the submodule on its own line, not inside the importer's self time.
+    __import__(f"{__name__}.{name}")
+    return sys.modules[f"{__name__}.{name}"]
+
+
 def _lazy_getattr(name: str) -> Any:
     if name in MODULES:  # the submodules themselves (``rxacp.schema.methods``)
-        return importlib.import_module(f"{__name__}.{name}")
+        return _submodule(name)
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{home}")
+    module = _submodule(home)
     # Every name that module has defined at once: later lookups are plain module attributes
     # (``_generated`` defines some models on first use: those are copied when asked for).
     namespace, defined = globals(), vars(module)

@@ -24,13 +24,14 @@ an idle box). :func:`measure` therefore byte-compiles ``rxacp/`` first (``compil
 
 Where a minimal rxacp agent's start goes (wall milliseconds inside the agent, medians of 9 on a
 quiet 2-core box, 2026-12-01): interpreter and ``site`` ~20; ``import asyncio`` 34; pydantic
-(``BaseModel``) 62; reactivex 16 (these four are the floor row, 0.13-0.16 s spawn to answer);
-``import rxacp.schema`` 40 (the ~150 generated model classes, even with deferred schema
-building); the rest of rxacp's agent, session and transport modules 21; pydantic's first
-validation 22: its plugin lookup (``importlib.metadata`` import + entry-point scan, on the first
-validator of any pydantic model) 15 and the ``initialize`` schema builds 7. The floor and
-pydantic's first validation leave ~19 ms of a 0.20 s budget for all of rxacp: the target is
-out of reach here without not importing rxacp's models at start-up at all.
+(``BaseModel``) 62; reactivex 16 (these four are the floor rows); the generated model classes
+(~0.3 ms each even with deferred schema building: pydantic collects every class's fields at
+import); the rest of rxacp's agent, session and transport modules 21; pydantic's first
+validation 22 (its plugin lookup through ``importlib.metadata``, paid by the validating floor
+too, and the ``initialize`` schema builds). Since issue 27 ``import rxacp.schema`` builds no
+model and an agent's start builds only the closure of what ``rxacp.agent`` imports (125 of
+the 167 stable classes, ``START_ROOTS`` in ``scripts/generate_schema.py``); the other 42 load
+on first use.
 
 Not a unit test: the figures depend on the machine and its load (printed with the table).
 ``benchmarks/run.py`` prints this table as its own section.

@@ -43,6 +43,7 @@ import argparse
 import compileall
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -55,7 +56,17 @@ PEERS = ROOT / "benchmarks" / "peers"
 VENV_PY = ROOT / ".venv-interop-py" / "bin" / "python"
 PY = sys.executable
 
-__all__ = ["AGENTS", "compile_rxacp", "importtime_top", "main", "measure", "ratios", "table"]
+__all__ = [
+    "AGENTS",
+    "compile_rxacp",
+    "importtime_top",
+    "main",
+    "measure",
+    "once",
+    "once_with_cpu",
+    "ratios",
+    "table",
+]
 
 README_AGENT = "rxacp readme_agent.py (sync)"
 OFFICIAL = "official SDK agent"
@@ -92,23 +103,35 @@ INITIALIZE = (
 
 def once(cmd: list[str]) -> float:
     """Seconds from spawning ``cmd`` to the line answering ``initialize``."""
+    return once_with_cpu(cmd)[0]
+
+
+def once_with_cpu(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds from spawning ``cmd`` to its ``initialize`` answer, and the CPU seconds
+    (user + system, all threads) the process used in all, from spawn to its exit on EOF.
+
+    The CPU figure is what a loaded machine distorts least: under load the wall time also
+    holds the waits for a core, which are the same for every agent.
+    """
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(
         cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
     )
     assert proc.stdin is not None and proc.stdout is not None
+    wall = None
     try:
         try:
             proc.stdin.write(INITIALIZE)
             proc.stdin.flush()
         except BrokenPipeError:
             pass  # it already exited: reported below
-        while True:
+        while wall is None:
             line = proc.stdout.readline()
             if not line:
                 raise RuntimeError(f"{cmd[-1]} exited without answering initialize")
             if b'"id":0' in line.replace(b" ", b"") and b"result" in line:
-                return time.perf_counter() - started
+                wall = time.perf_counter() - started
     finally:
         try:
             proc.stdin.close()
@@ -120,6 +143,9 @@ def once(cmd: list[str]) -> float:
             proc.kill()
             proc.wait()
         proc.stdout.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
+    return wall, cpu
 
 
 def import_time(modules: str = "rxacp.schema") -> float:
@@ -159,14 +185,17 @@ def measure(reps: int = 15, agents: dict[str, list[str]] | None = None) -> dict[
     agents = AGENTS if agents is None else agents
     compile_rxacp()
     runs: dict[str, list[float]] = {name: [] for name in agents}
+    cpu: dict[str, list[float]] = {name: [] for name in agents}
     imports: dict[str, list[float]] = {name: [] for name in IMPORTS}
     names, import_names = list(agents), list(IMPORTS)
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
-            runs[name].append(once(agents[name]))
+            wall, used = once_with_cpu(agents[name])
+            runs[name].append(wall)
+            cpu[name].append(used)
         for name in import_names[rep % 2 :] + import_names[: rep % 2]:
             imports[name].append(import_time(IMPORTS[name]))
-    return {"agents": runs, "imports": imports}
+    return {"agents": runs, "agents_cpu": cpu, "imports": imports}
 
 
 def ratios(result: dict[str, Any]) -> dict[str, float]:
@@ -177,6 +206,11 @@ def ratios(result: dict[str, Any]) -> dict[str, float]:
     if runs.get(README_AGENT) and runs.get(FLOOR_INITIALIZE):
         out["readme agent / floor (target <= 1.5)"] = med(runs[README_AGENT]) / med(
             runs[FLOOR_INITIALIZE]
+        )
+    cpu = result.get("agents_cpu", {})
+    if cpu.get(README_AGENT) and cpu.get(FLOOR_INITIALIZE):
+        out["readme agent / floor, CPU seconds of the whole run"] = med(cpu[README_AGENT]) / med(
+            cpu[FLOOR_INITIALIZE]
         )
     out["import rxacp.schema / import pydantic, reactivex (target <= 1.6)"] = med(
         imports["import rxacp.schema"]
@@ -198,6 +232,11 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | "
             f"{max(values):.3f} | {len(values)} |"
+        )
+    for name, values in result.get("agents_cpu", {}).items():
+        lines.append(
+            f"| {name}: CPU s, spawn to exit | {statistics.median(values):.3f} | "
+            f"{min(values):.3f} | {max(values):.3f} | {len(values)} |"
         )
     for name, values in result["imports"].items():
         lines.append(

@@ -46,6 +46,8 @@ def test_measure_alternates_agents_and_the_table_shows_median_min_max_per_agent(
     result = bench.measure(2, agents)
     assert [len(v) for v in result["agents"].values()] == [2, 2]
     assert [len(v) for v in result["imports"].values()] == [2, 2]
+    # CPU seconds of each child, spawn to exit (a python start costs well over 1 ms of CPU).
+    assert all(0.001 < cpu < 60 for runs in result["agents_cpu"].values() for cpu in runs)
     imports = {"import rxacp.schema": [0.05], "import pydantic, reactivex": [0.04]}
     table = bench.table({"agents": {"a": [0.3, 0.1, 0.2]}, "imports": imports})
     assert "| a | 0.200 | 0.100 | 0.300 | 3 |" in table

@@ -130,7 +130,11 @@ def test_stable_models_outside_an_agent_start_up_load_from_the_rest_module_on_fi
 
 def test_a_rest_model_pickles_and_validates_its_start_up_parts_by_reference() -> None:
     request = stable.LoadSessionRequest.from_wire(
-        {"sessionId": "s", "cwd": "/", "mcpServers": [{"name": "m", "command": "x", "args": [], "env": []}]}
+        {
+            "sessionId": "s",
+            "cwd": "/",
+            "mcpServers": [{"name": "m", "command": "x", "args": [], "env": []}],
+        }
     )
     assert pickle.loads(pickle.dumps(request)) == request
     assert type(request.mcp_servers[0]) is getattr(schema, type(request.mcp_servers[0]).__name__)

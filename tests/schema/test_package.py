@@ -138,3 +138,25 @@ def test_a_rest_model_pickles_and_validates_its_start_up_parts_by_reference() ->
     )
     assert pickle.loads(pickle.dumps(request)) == request
     assert type(request.mcp_servers[0]) is getattr(schema, type(request.mcp_servers[0]).__name__)
+
+
+def test_threads_asking_for_rest_models_at_once_all_get_the_same_classes() -> None:
+    # Blocking handlers run on worker threads: the first use of a rest model may be concurrent.
+    code = (
+        "import threading, rxacp.schema as schema\n"
+        "import rxacp.schema._generated as stable\n"
+        "names = ['ListSessionsRequest', 'LoadSessionRequest', 'AuthenticateRequest',\n"
+        "         'SetSessionModeRequest'] * 4\n"
+        "barrier, got = threading.Barrier(len(names)), []\n"
+        "def ask(name):\n"
+        "    barrier.wait()\n"
+        "    got.append((name, getattr(schema, name), getattr(stable, name)))\n"
+        "threads = [threading.Thread(target=ask, args=(n,)) for n in names]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "import rxacp.schema._generated_rest as rest\n"
+        "print(len(got), all(a is b is getattr(rest, n) for n, a, b in got))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert proc.stdout.split() == ["16", "True"]

@@ -423,7 +423,7 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="also write the raw results here")
     parser.add_argument("--table-from", default=None, help="only print the table of a --json")
     parser.add_argument(
-        "--cold-start-reps", type=int, default=7, help="agent cold-start repetitions (0: skip)"
+        "--cold-start-reps", type=int, default=15, help="agent cold-start repetitions (0: skip)"
     )
     args = parser.parse_args()
     if args.table_from:
@@ -478,7 +478,7 @@ def main() -> None:
         from cold_start import table as cold_table
 
         cold = cold_measure(args.cold_start_reps)
-        print(f"\nAgent cold start (issue 16; medians of {args.cold_start_reps}, same run):\n")
+        print(f"\nAgent cold start (issues 16, 27; medians of {args.cold_start_reps}, same run):\n")
         print(cold_table(cold))
     # --- end of the schema helper's section
     if args.json:

@@ -15,7 +15,7 @@ or the pytest plugin stays cheap); models live in :mod:`rxacp.schema`.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -130,7 +130,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rxacp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    # The import statement's machinery (not importlib.import_module), so that ``-X importtime``
+    # reports the submodule on its own line.
+    __import__(__name__ + module)
+    value = getattr(sys.modules[__name__ + module], name)
     globals()[name] = value
     return value
 

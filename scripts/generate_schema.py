@@ -14,7 +14,10 @@ Usage::
     python scripts/generate_schema.py --out DIR  # writes DIR/_generated.py, DIR/unstable/...
 
 Not responsible for: the method table (hand-written, ``_method_table.py``), factories
-(``_factories.py``) or Java-style aliases (``helpers.py``).
+(``_factories.py``) or Java-style aliases (``helpers.py``). It does write ``_exports.py``: which
+module of the stable package defines each name of ``rxacp.schema.__all__`` (read from the
+``__all__`` lists of ``_generated.py``, ``helpers.py`` and ``methods.py``), so that
+``import rxacp.schema`` imports no model until one is used (cold start).
 
 Mapping rules (JSON Schema -> Python):
 
@@ -35,6 +38,7 @@ Mapping rules (JSON Schema -> Python):
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import keyword
 import re
@@ -214,11 +218,18 @@ class Generator:
         shared: frozenset[str] = frozenset(),
         with_docs: bool = True,
         profile: Profile | None = None,
+        only: frozenset[str] | None = None,
+        shared_from: str | None = None,
     ) -> None:
         self.profile = profile or PROFILES[1]
         self.schema = schema
         # Blocks the unstable module imports from the stable one instead of defining.
         self.shared = shared
+        # The stable start-up split (see START_ROOTS): ``only`` restricts the module to those
+        # blocks (the rest load from REST_MODULE on first use); ``shared_from`` makes it the rest
+        # module, importing the ``shared`` blocks from there and exporting only its own.
+        self.only = only
+        self.shared_from = shared_from
         # Without docs, a block's source is its structure (compared to find shared blocks).
         self.with_docs = with_docs
         self.block_mixins: dict[str, str] = {}
@@ -762,7 +773,11 @@ class Generator:
 
     def render(self) -> str:
         self.build()
-        order = [n for n in self.ordered_blocks() if n not in self.shared]
+        order = [
+            n
+            for n in self.ordered_blocks()
+            if n not in self.shared and (self.only is None or n in self.only)
+        ]
         self.mixins_used = {self.block_mixins[n] for n in order if n in self.block_mixins}
         title = "unstable" if self.unstable else "stable"
         stable_module = self.profile.module("_generated")
@@ -776,6 +791,19 @@ class Generator:
             if self.unstable
             else f"Mirrors `schema.json` (ACP protocol version {version}).\n\n"
         )
+        if self.only is not None:
+            mode_doc += (
+                "Defines the models an agent's start-up uses (the closure of `START_ROOTS` in\n"
+                f"the generator); the others are defined in `{REST_MODULE}` and imported\n"
+                "from there on first use (module `__getattr__`), so a stdio agent answers\n"
+                "`initialize` without building them. Every name is importable from here.\n\n"
+            )
+        if self.shared_from is not None:
+            mode_doc = (
+                f"Mirrors `schema.json` (ACP protocol version {version}): the models no agent\n"
+                f"start-up needs, imported by `{stable_module}` on first use (import them\n"
+                "from there or from `rxacp.schema`).\n\n"
+            )
         if version != 1:
             mode_doc += (
                 "Every optional field the schema lets be `null` is a `Patch` (omitted =\n"
@@ -789,8 +817,12 @@ class Generator:
             "Hand-written helpers live in `_base.py`, `_factories.py` and `helpers.py`;\n"
             'this module is not responsible for I/O, JSON-RPC envelopes or method routing.\n"""\n\n'
             "from enum import StrEnum\n"
-            "from typing import Annotated, Any, ClassVar, Literal, TypeAlias\n\n"
-            "from pydantic import Discriminator, Field, Tag, WrapValidator\n\n"
+            + (
+                "from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias\n\n"
+                if self.only is not None
+                else "from typing import Annotated, Any, ClassVar, Literal, TypeAlias\n\n"
+            )
+            + "from pydantic import Discriminator, Field, Tag, WrapValidator\n\n"
             "from rxacp.schema._base import (\n"
             "    UNKNOWN_TAG,\n"
             "    AcpModel,\n"
@@ -812,19 +844,51 @@ class Generator:
             )
         if self.shared:
             header += (
-                f"from {stable_module} import (\n"
+                f"from {self.shared_from or stable_module} import (\n"
                 + "".join(f"    {n},\n" for n in sorted(self.shared))
                 + ")\n"
             )
-        all_src = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in sorted(self.exports)) + "]\n"
+        rest = sorted(set(self.exports) - self.only) if self.only is not None else []
+        if rest:
+            header += (
+                "\nif TYPE_CHECKING:\n"
+                f"    from {REST_MODULE} import (\n"
+                + "".join(f"        {n},\n" for n in rest)
+                + "    )\n"
+            )
+        exports = sorted(self.exports)
+        if self.shared_from is not None:
+            exports = [n for n in exports if n not in self.shared]
+        all_src = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in exports) + "]\n"
         lines = [header + "\n" + all_src]
         defined = set(self.shared)
         for n in order:
             lines.append(self.annotations(self.blocks[n][0], defined))
             defined.add(n)
         for n in sorted(self.cyclic - self.shared):
-            if self.blocks[n][0].startswith("class "):
+            if self.blocks[n][0].startswith("class ") and (self.only is None or n in self.only):
                 lines.append(f"{n}.model_rebuild()\n")
+        if rest:
+            lines.append(
+                "_REST: frozenset[str] = frozenset(__all__) - frozenset(globals())\n"
+                f'"""The names defined in `{REST_MODULE}`, imported on first use."""'
+            )
+            lines.append(
+                "def _rest(name: str) -> Any:\n"
+                "    if name not in _REST:\n"
+                '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
+                f"    from {REST_MODULE.rsplit('.', 1)[0]} import {REST_MODULE.rsplit('.', 1)[1]}"
+                " as rest\n\n"
+                "    namespace = globals()\n"
+                "    for each in _REST:\n"
+                "        namespace[each] = getattr(rest, each)\n"
+                "    return namespace[name]\n"
+            )
+            lines.append("def __dir__() -> list[str]:\n    return sorted({*globals(), *__all__})\n")
+            lines.append(
+                "if not TYPE_CHECKING:  # a type checker sees the import above\n"
+                "    __getattr__ = _rest\n"
+            )
         return "\n\n".join(lines)
 
 
@@ -1010,6 +1074,123 @@ def shared_blocks(
         shared = keep
 
 
+REST_MODULE = "rxacp.schema._generated_rest"
+"""Where the stable models outside the start-up closure are defined (see START_ROOTS)."""
+START_ROOTS = (
+    # What rxacp's agent modules import at start-up (rxacp/agent/*.py), and the initialize,
+    # session/new, session/prompt and cancel exchanges: their closure is defined in
+    # _generated.py, the rest in REST_MODULE. tests/test_import_footprint.py pins that a stdio
+    # agent leaves REST_MODULE unimported; a model added to those imports belongs here.
+    "AgentCapabilities",
+    "AgentMessageChunk",
+    "AgentThoughtChunk",
+    "CancelNotification",
+    "CompleteElicitationNotification",
+    "CreateElicitationRequest",
+    "CreateElicitationResponse",
+    "CreateTerminalRequest",
+    "CreateTerminalResponse",
+    "EnvVariable",
+    "Implementation",
+    "InitializeRequest",
+    "InitializeResponse",
+    "KillTerminalRequest",
+    "KillTerminalResponse",
+    "NewSessionRequest",
+    "NewSessionResponse",
+    "PermissionOption",
+    "Plan",
+    "PlanEntry",
+    "PromptCapabilities",
+    "PromptRequest",
+    "PromptResponse",
+    "ReadTextFileRequest",
+    "ReadTextFileResponse",
+    "ReleaseTerminalRequest",
+    "ReleaseTerminalResponse",
+    "RequestPermissionRequest",
+    "RequestPermissionResponse",
+    "SessionNotification",
+    "TerminalOutputRequest",
+    "TerminalOutputResponse",
+    "TextContent",
+    "ToolCall",
+    "ToolCallUpdate",
+    "ToolCallUpdateNotification",
+    "WaitForTerminalExitRequest",
+    "WaitForTerminalExitResponse",
+    "WriteTextFileRequest",
+    "WriteTextFileResponse",
+)
+
+
+def start_closure(blocks: dict[str, tuple[str, set[str]]]) -> frozenset[str]:
+    """START_ROOTS and every block they depend on (transitively)."""
+    missing = [n for n in START_ROOTS if n not in blocks]
+    if missing:
+        raise SystemExit(f"START_ROOTS names no definition: {missing}")
+    seen: set[str] = set()
+    pending = list(START_ROOTS)
+    while pending:
+        name = pending.pop()
+        if name not in seen:
+            seen.add(name)
+            pending.extend(d for d in blocks[name][1] if d in blocks)
+    return frozenset(seen)
+
+
+EXPORTED_MODULES = ("_base", "_generated", "helpers", "methods")
+"""The modules ``rxacp.schema`` re-exports, in the order their names appear in its ``__all__``
+(a name exported by two of them is the later one's, as with star imports)."""
+BASE_EXPORTS = ("UNKNOWN_TAG", "AcpModel")
+"""The names ``rxacp.schema`` re-exports from ``_base`` (whose ``__all__`` lists more)."""
+
+
+def literal_all(source: str, name: str) -> tuple[str, ...]:
+    """The literal ``__all__ = [...]`` of a module's ``source``."""
+    for node in ast.parse(source, filename=name).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return tuple(ast.literal_eval(node.value))
+    raise SystemExit(f"{name} has no literal __all__ list")
+
+
+def render_exports(generated: str) -> str:
+    """``_exports.py``: the names ``rxacp.schema`` exports, grouped by the module defining them."""
+    groups = {
+        "_base": BASE_EXPORTS,
+        "_generated": literal_all(generated, "_generated.py"),
+        **{
+            name: literal_all((SCHEMA_PKG / f"{name}.py").read_text(encoding="utf-8"), name)
+            for name in ("helpers", "methods")
+        },
+    }
+    lines = [
+        '"""Where each name of ``rxacp.schema`` lives -- generated, DO NOT EDIT.',
+        "",
+        "Written by `scripts/generate_schema.py` from the `__all__` lists of `_generated.py`,",
+        "`helpers.py` and `methods.py` (and two names of `_base.py`): `rxacp.schema` imports a",
+        "module on the first use of one of its names, not at `import rxacp.schema`.",
+        '"""',
+        "",
+        "from typing import Final",
+        "",
+        '__all__ = ["MODULES"]',
+        "",
+        "MODULES: Final[dict[str, tuple[str, ...]]] = {",
+    ]
+    for module in EXPORTED_MODULES:
+        lines.append(f"    {module!r}: (")
+        lines += [f"        {name!r}," for name in groups[module]]
+        lines.append("    ),")
+    lines.append("}")
+    lines.append(
+        '"""Submodule of ``rxacp.schema`` -> the names it exports there, in ``__all__`` order."""'
+    )
+    return "\n".join(lines) + "\n"
+
+
 def generate(out_dir: Path, versions: Iterable[int] = (1, 2)) -> list[Path]:
     """Generate each protocol version's modules into ``out_dir``; return the written paths."""
     written: list[Path] = []
@@ -1021,18 +1202,35 @@ def generate(out_dir: Path, versions: Iterable[int] = (1, 2)) -> list[Path]:
         }
         stable, unstable_schema = schemas["schema.json"], schemas["schema.unstable.json"]
         shared = shared_blocks(stable, unstable_schema, profile)
-        for schema, rel, unstable in (
-            (stable, profile.out / "_generated.py", False),
-            (unstable_schema, profile.out / "unstable" / "_generated.py", True),
-        ):
-            gen = Generator(
-                schema, unstable, shared=shared if unstable else frozenset(), profile=profile
+        gens = [
+            (profile.out / "_generated.py", Generator(stable, False, profile=profile)),
+            (
+                profile.out / "unstable" / "_generated.py",
+                Generator(unstable_schema, True, shared=shared, profile=profile),
+            ),
+        ]
+        if version == 1:  # the start-up split (START_ROOTS)
+            start = start_closure(structure(stable, profile))
+            gens[0] = (gens[0][0], Generator(stable, False, profile=profile, only=start))
+            rest = Generator(
+                stable,
+                False,
+                profile=profile,
+                shared=start,
+                shared_from=profile.module("_generated"),
             )
+            gens.insert(1, (profile.out / (REST_MODULE.rsplit(".", 1)[1] + ".py"), rest))
+        for rel, gen in gens:
+            unstable = gen.unstable
             code = ruff_format(gen.render())
             target = out_dir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(code, encoding="utf-8", newline="\n")
             written.append(target)
+            if version == 1 and not unstable and gen.only is not None:
+                target = out_dir / profile.out / "_exports.py"
+                target.write_text(ruff_format(render_exports(code)), encoding="utf-8", newline="\n")
+                written.append(target)
         if profile.capabilities:
             code = render_capability_queries(unstable_schema, stable)
             target = out_dir / profile.out / "_capabilities.py"

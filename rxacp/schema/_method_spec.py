@@ -1,8 +1,9 @@
 """The description of one ACP method (:class:`MethodSpec`) and the table's two constructors.
 
 Re-exported by :mod:`rxacp.schema.methods` (the public home of these names); the table itself is
-``_method_table.py``. Unstable methods name their models (strings), resolved from
-:mod:`rxacp.schema.unstable` the first time a ``*_type`` attribute is read.
+``_method_table.py``. Rows name their models (strings), resolved the first time a ``*_type``
+attribute is read: from :mod:`rxacp.schema._generated` (whose models outside an agent's start-up
+load on first use), or :mod:`rxacp.schema.unstable` for unstable methods.
 """
 
 from __future__ import annotations
@@ -19,15 +20,19 @@ MethodSide = Literal["agent", "client", "both"]
 MethodKind = Literal["request", "notification"]
 
 _ModelRef = type[AcpModel] | str | None
-"""A model class, or the name of an unstable model (resolved on first use)."""
+"""A model class, or the name of a model (resolved on first use)."""
 
 
-def _resolve(ref: _ModelRef) -> Any:
+def _resolve(ref: _ModelRef, unstable: bool) -> Any:
     if ref is None or not isinstance(ref, str):
         return ref
-    from rxacp.schema import unstable  # unstable models load only when used
+    if unstable:
+        from rxacp.schema import unstable as overlay  # unstable models load only when used
 
-    return getattr(unstable, ref)
+        return getattr(overlay, ref)
+    from rxacp.schema import _generated  # its models outside a start-up load on first use
+
+    return getattr(_generated, ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +71,19 @@ class MethodSpec:
     @property
     def params_type(self) -> type[AcpModel]:
         """Model of ``params``."""
-        model: type[AcpModel] = _resolve(self._params)
+        model: type[AcpModel] = _resolve(self._params, self.unstable)
         return model
 
     @property
     def result_type(self) -> type[AcpModel] | None:
         """Model of ``result`` (``None``: a notification, or any JSON value)."""
-        model: type[AcpModel] | None = _resolve(self._result)
+        model: type[AcpModel] | None = _resolve(self._result, self.unstable)
         return model
 
     @property
     def notification_type(self) -> type[AcpModel] | None:
         """Params model of the notification form of a method that also has one."""
-        model: type[AcpModel] | None = _resolve(self._notification)
+        model: type[AcpModel] | None = _resolve(self._notification, self.unstable)
         return model
 
 

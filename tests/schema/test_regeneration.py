@@ -11,6 +11,8 @@ GENERATED = (
     "_generated.py",
     "unstable/_generated.py",
     "_capabilities.py",
+    "_exports.py",
+    "_generated_rest.py",
     "v2/_generated.py",
     "v2/unstable/_generated.py",
 )

@@ -2,8 +2,9 @@
 
 :class:`ReceiverInbox` queues items from any thread and hands them, in order and in batches, to
 the receiver on its loop, and tells the receiver ``on_closed`` exactly once (the WebSocket
-transports and the in-memory pair deliver frames this way). :func:`close_loop` finishes a loop
-whose ``run_forever`` returned.
+transports and the in-memory pair deliver frames this way); :func:`deliver_frame` is the
+delivery of the transports whose items are frames, budget-:class:`Reserved` frames and an
+:class:`Ended` marker. :func:`close_loop` finishes a loop whose ``run_forever`` returned.
 
 This module is *not* responsible for what the items mean, nor for any transport's state.
 """
@@ -11,15 +12,24 @@ This module is *not* responsible for what the items mean, nor for any transport'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from rxacp.transport._budget import Reserved
 from rxacp.transport.base import FrameReceiver, TransportClosed
 from rxacp.transport.framing import call_safely
 
-__all__ = ["ReceiverInbox", "close_loop"]
+__all__ = ["OUTBOX_HIGH", "OUTBOX_LOW", "Ended", "ReceiverInbox", "close_loop", "deliver_frame"]
+
+OUTBOX_HIGH = 256 * 1024
+"""Bytes of a connection's outgoing messages not yet taken by the peer (or its socket) over
+which the receiver is told ``on_write_paused()`` (its producer threads then wait)."""
+
+OUTBOX_LOW = OUTBOX_HIGH // 4
+"""Bytes those must drain to before ``on_write_resumed()``."""
 
 _log = logging.getLogger("rxacp.transport")
 
@@ -27,6 +37,30 @@ _log = logging.getLogger("rxacp.transport")
 OnItem = Callable[[FrameReceiver, Any], TransportClosed | None]
 """Hands one item to the receiver, on its loop; returns why the transport ended when the item
 is the end marker (the inbox then reports it and delivers nothing more)."""
+
+
+class Ended:
+    """The last item a transport pushes: it ended, ``info`` says why."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info: TransportClosed) -> None:
+        self.info = info
+
+
+def deliver_frame(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
+    """:data:`OnItem` of a transport's frames: ``on_frame`` for a frame (a :class:`Reserved`
+    one gives its budget bytes back once the receiver took it), the end for :class:`Ended`."""
+    if isinstance(item, Ended):
+        return item.info
+    if isinstance(item, Reserved):
+        try:
+            call_safely(receiver.on_frame, item.frame)
+        finally:
+            item.release()
+        return None
+    call_safely(receiver.on_frame, item)
+    return None
 
 
 class ReceiverInbox:
@@ -109,6 +143,16 @@ class ReceiverInbox:
             dropped, self._items = self._items, []
         self._dropped(dropped)
         call_safely(receiver.on_closed, info)
+
+    def tell_flow(self, *, paused: bool) -> None:
+        """Tell the receiver, on its loop, ``on_write_paused()`` or ``on_write_resumed()``
+        (from any thread; nothing before :meth:`attach`)."""
+        receiver, loop = self.receiver, self._loop
+        if receiver is None or loop is None:
+            return
+        callback = receiver.on_write_paused if paused else receiver.on_write_resumed
+        with contextlib.suppress(RuntimeError):  # the receiving loop is closed
+            loop.call_soon_threadsafe(call_safely, callback)
 
     def _dropped(self, items: list[Any]) -> None:
         if self._on_drop is not None:

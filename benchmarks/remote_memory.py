@@ -1,7 +1,8 @@
 """Peak memory of an rxacp agent server under many connections each sending one large prompt.
 
 Starts a server in a child process (``--server ws``: ``WebSocketAcpAgentServer``; ``--server
-http``: ``AcpAsgiApp`` under uvicorn; the sync reference agent), opens ``--connections`` raw
+http``: ``AcpAsgiApp`` under uvicorn, over Streamable HTTP; ``--server asgi-ws``: the same app
+over WebSocket), opens ``--connections`` raw
 clients at once, each sending ``initialize``, ``session/new`` and one ``session/prompt`` whose
 text is ``--size`` MiB (``--compression``: WebSocket permessage-deflate, so a few KiB on the
 wire), and prints the server's peak resident memory (``VmHWM``) before and after.
@@ -128,7 +129,8 @@ async def http_client(url: str, size: int) -> None:
 async def run(
     kind: str, url: str, connections: int, size: int, compression: bool, burst: int
 ) -> None:
-    if kind == "ws":
+    if kind in ("ws", "asgi-ws"):
+        url = "ws" + url.removeprefix("http")
         jobs = [ws_client(url, size, compression, burst) for _ in range(connections)]
     else:
         jobs = [http_client(url, size) for _ in range(connections)]
@@ -140,7 +142,7 @@ async def run(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--server", choices=("ws", "http"), default="ws")
+    parser.add_argument("--server", choices=("ws", "http", "asgi-ws"), default="ws")
     parser.add_argument("--connections", type=int, default=6)
     parser.add_argument("--size", type=int, default=16, help="prompt size in MiB")
     parser.add_argument("--compression", action="store_true")

@@ -130,7 +130,7 @@ async def run(
     kind: str, url: str, connections: int, size: int, compression: bool, burst: int
 ) -> None:
     if kind in ("ws", "asgi-ws"):
-        url = "ws" + url.removeprefix("http")
+        url = "ws" + url.removeprefix("http") if kind == "asgi-ws" else url
         jobs = [ws_client(url, size, compression, burst) for _ in range(connections)]
     else:
         jobs = [http_client(url, size) for _ in range(connections)]

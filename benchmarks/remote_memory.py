@@ -33,7 +33,25 @@ kind, compression, agent = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
 def minimal(t):  # keeps nothing of a prompt: what stays is the server's own
     return (AcpAgent.sync(t).new_session_handler(lambda r: NewSessionResponse(session_id="s"))
             .prompt_handler(lambda r, ctx: PromptResponse.end_turn()).build())
-factory = minimal if agent == "minimal" else (lambda t: build_agent("sync", t, ReferenceOptions()))
+import asyncio, json
+raw_loop = asyncio.new_event_loop()
+threading.Thread(target=raw_loop.run_forever, daemon=True).start()
+class Parse:  # parses each message and answers it, no engine: the transport's memory alone
+    def __init__(self, t):
+        self.t = t
+        asyncio.run_coroutine_threadsafe(t.start(raw_loop, self), raw_loop).result()
+    def on_frame(self, frame):
+        rid = (json.loads(frame) if isinstance(frame, (bytes, str)) else frame).get("id")
+        result = (dict(protocolVersion=1) if rid == 0 else dict(sessionId="s") if rid == 1
+                  else dict(stopReason="end_turn"))
+        self.t.send(json.dumps(dict(jsonrpc="2.0", id=rid, result=result)).encode())
+    def on_frame_too_large(self, size): pass
+    def on_closed(self, info): pass
+    def on_write_paused(self): pass
+    def on_write_resumed(self): pass
+factories = dict(minimal=minimal, parse=Parse,
+                 reference=lambda t: build_agent("sync", t, ReferenceOptions()))
+factory = factories[agent]
 if kind == "ws":
     from rxacp.transport.websocket import WebSocketAcpAgentServer
     server = WebSocketAcpAgentServer(factory, port=0, compression=compression).start()
@@ -149,9 +167,10 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=1, help="prompts sent back to back (ws)")
     parser.add_argument(
         "--agent",
-        choices=("minimal", "reference"),
+        choices=("minimal", "reference", "parse"),
         default="minimal",
-        help="minimal: answers end_turn, keeps nothing; reference: records the prompt history",
+        help="minimal: answers end_turn, keeps nothing; reference: records the prompt history;"
+        " parse: no agent engine, each message parsed and answered (the transport alone)",
     )
     parser.add_argument("--root", default=ROOT, help="the rxacp checkout to import (compare)")
     args = parser.parse_args()

@@ -3,7 +3,8 @@ counts connections still in their handshake against its connection limit.
 
 Messages over 64 KiB wait, not read, while the server-wide budget is used up (a small client
 keeps being served), up to ``budget_timeout`` (then close code 1013); a compressed message
-reserves what it can inflate to, not its size on the wire. Half-open handshakes count against
+reserves what it can inflate to, not its size on the wire; many connections sending a large
+message at once take about one message's memory, not one each. Half-open handshakes count against
 ``max_connections`` (a client arriving meanwhile is refused with 1013, never left hanging) and
 are closed after ``open_timeout``.
 """
@@ -133,3 +134,75 @@ def test_half_open_handshakes_count_against_the_limit_and_are_closed_after_open_
         for sock in sockets:
             sock.close()
         srv.close()
+
+
+_PARSE_SERVER = r"""
+import asyncio, json, sys, threading
+sys.path.insert(0, sys.argv[1])
+from rxacp.transport.websocket import WebSocketAcpAgentServer
+loop = asyncio.new_event_loop()
+threading.Thread(target=loop.run_forever, daemon=True).start()
+class Parse:  # each message parsed and answered: the transport's memory alone, no engine
+    def __init__(self, t):
+        self.t = t
+        asyncio.run_coroutine_threadsafe(t.start(loop, self), loop).result()
+    def on_frame(self, frame):
+        rid = json.loads(frame)["id"]
+        self.t.send(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {}}).encode())
+    def on_frame_too_large(self, size): pass
+    def on_closed(self, info): pass
+    def on_write_paused(self): pass
+    def on_write_resumed(self): pass
+server = WebSocketAcpAgentServer(Parse, port=0, budget_bytes=int(sys.argv[2])).start()
+print(server.url, flush=True)
+sys.stdin.read()
+"""
+
+
+def _peak_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_many_connections_sending_large_messages_at_once_take_about_one_messages_memory() -> None:
+    """16 connections x one 8 MiB message: without admission each connection reads its frame
+    at once (about 16 x 9 MiB); admitted into an 8 MiB budget, they are read one after the
+    other (about one frame's three copies plus its parse)."""
+    import asyncio
+    import os
+    import subprocess
+    import sys
+
+    from websockets.asyncio.client import connect as connect_async
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    args = [sys.executable, "-c", _PARSE_SERVER, root, str(8 << 20)]
+    child = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        url = child.stdout.readline().strip()
+        idle = _peak_kib(child.pid)
+        message = _initialize(rid=9, padding=8 << 20)
+
+        async def one() -> int:
+            async with connect_async(url, max_size=None, compression=None) as ws:
+                await ws.send(message)
+                return int(json.loads(await asyncio.wait_for(ws.recv(), 60))["id"])
+
+        async def all_at_once() -> list[int]:
+            return list(await asyncio.gather(*(one() for _ in range(16))))
+
+        assert asyncio.run(all_at_once()) == [9] * 16  # every message served
+        growth_mib = (_peak_kib(child.pid) - idle) / 1024
+        # measured: 43-54 MiB admitted, 148-153 MiB without admission
+        assert growth_mib < 96, f"the server grew {growth_mib:.0f} MiB"
+    finally:
+        child.kill()
+        child.wait(10)
+        if child.stdout is not None:
+            child.stdout.close()
+        if child.stdin is not None:
+            child.stdin.close()

@@ -31,6 +31,7 @@ from typing import Any, cast
 from websockets.asyncio.server import ServerConnection
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import CloseCode
+from websockets.protocol import State
 
 from rxacp.transport._budget import ByteBudget
 from rxacp.transport._websocket_common import _log
@@ -72,6 +73,8 @@ class _ReadSwitch:
     def __init__(self, transport: asyncio.Transport) -> None:
         self.raw = transport
         self._reasons: set[str] = set()
+        self.write = transport.write  # what websockets calls per frame: no __getattr__ hop
+        self.is_closing = transport.is_closing
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
@@ -115,6 +118,7 @@ class _AdmittedServerConnection(ServerConnection):
         self._pending: list[bytes] | None = None  # bytes read while waiting for the budget
         self._waiter: asyncio.Task[None] | None = None
         self._counted = False
+        self._deflate: bool | None = None  # permessage-deflate negotiated
 
     # -- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -213,7 +217,11 @@ class _AdmittedServerConnection(ServerConnection):
         admission = self._admission
         if length > admission.max_size:
             return 0  # websockets refuses it (1009) before reading it
-        deflate = any(isinstance(e, PerMessageDeflate) for e in self.protocol.extensions)
+        deflate = self._deflate
+        if deflate is None:  # known once the handshake is done (a client's frames follow it)
+            deflate = any(isinstance(e, PerMessageDeflate) for e in self.protocol.extensions)
+            if self.protocol.state is not State.CONNECTING:
+                self._deflate = deflate
         if deflate:
             return min(admission.max_size, length * DEFLATE_RATIO + 1024)
         return length

@@ -1,7 +1,8 @@
 """Peak memory of an rxacp agent server under many connections each sending one large prompt.
 
 Starts a server in a child process (``--server ws``: ``WebSocketAcpAgentServer``; ``--server
-http``: ``AcpAsgiApp`` under uvicorn; the sync reference agent), opens ``--connections`` raw
+http``: ``AcpAsgiApp`` under uvicorn, over Streamable HTTP; ``--server asgi-ws``: the same app
+over WebSocket), opens ``--connections`` raw
 clients at once, each sending ``initialize``, ``session/new`` and one ``session/prompt`` whose
 text is ``--size`` MiB (``--compression``: WebSocket permessage-deflate, so a few KiB on the
 wire), and prints the server's peak resident memory (``VmHWM``) before and after.
@@ -32,7 +33,25 @@ kind, compression, agent = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
 def minimal(t):  # keeps nothing of a prompt: what stays is the server's own
     return (AcpAgent.sync(t).new_session_handler(lambda r: NewSessionResponse(session_id="s"))
             .prompt_handler(lambda r, ctx: PromptResponse.end_turn()).build())
-factory = minimal if agent == "minimal" else (lambda t: build_agent("sync", t, ReferenceOptions()))
+import asyncio, json
+raw_loop = asyncio.new_event_loop()
+threading.Thread(target=raw_loop.run_forever, daemon=True).start()
+class Parse:  # parses each message and answers it, no engine: the transport's memory alone
+    def __init__(self, t):
+        self.t = t
+        asyncio.run_coroutine_threadsafe(t.start(raw_loop, self), raw_loop).result()
+    def on_frame(self, frame):
+        rid = (json.loads(frame) if isinstance(frame, (bytes, str)) else frame).get("id")
+        result = (dict(protocolVersion=1) if rid == 0 else dict(sessionId="s") if rid == 1
+                  else dict(stopReason="end_turn"))
+        self.t.send(json.dumps(dict(jsonrpc="2.0", id=rid, result=result)).encode())
+    def on_frame_too_large(self, size): pass
+    def on_closed(self, info): pass
+    def on_write_paused(self): pass
+    def on_write_resumed(self): pass
+factories = dict(minimal=minimal, parse=Parse,
+                 reference=lambda t: build_agent("sync", t, ReferenceOptions()))
+factory = factories[agent]
 if kind == "ws":
     from rxacp.transport.websocket import WebSocketAcpAgentServer
     server = WebSocketAcpAgentServer(factory, port=0, compression=compression).start()
@@ -128,7 +147,8 @@ async def http_client(url: str, size: int) -> None:
 async def run(
     kind: str, url: str, connections: int, size: int, compression: bool, burst: int
 ) -> None:
-    if kind == "ws":
+    if kind in ("ws", "asgi-ws"):
+        url = "ws" + url.removeprefix("http") if kind == "asgi-ws" else url
         jobs = [ws_client(url, size, compression, burst) for _ in range(connections)]
     else:
         jobs = [http_client(url, size) for _ in range(connections)]
@@ -140,16 +160,17 @@ async def run(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--server", choices=("ws", "http"), default="ws")
+    parser.add_argument("--server", choices=("ws", "http", "asgi-ws"), default="ws")
     parser.add_argument("--connections", type=int, default=6)
     parser.add_argument("--size", type=int, default=16, help="prompt size in MiB")
     parser.add_argument("--compression", action="store_true")
     parser.add_argument("--burst", type=int, default=1, help="prompts sent back to back (ws)")
     parser.add_argument(
         "--agent",
-        choices=("minimal", "reference"),
+        choices=("minimal", "reference", "parse"),
         default="minimal",
-        help="minimal: answers end_turn, keeps nothing; reference: records the prompt history",
+        help="minimal: answers end_turn, keeps nothing; reference: records the prompt history;"
+        " parse: no agent engine, each message parsed and answered (the transport alone)",
     )
     parser.add_argument("--root", default=ROOT, help="the rxacp checkout to import (compare)")
     args = parser.parse_args()

@@ -76,6 +76,11 @@ class WorkerPoolStats:
         return self.queued <= self.free or self.threads >= self.max_workers
 
 
+def _ran() -> None:
+    """What a finished :class:`WorkerTask` holds instead of its callable (and what it kept
+    alive: a turn's request, its prompt)."""
+
+
 class WorkerTask:
     """A task submitted to a :class:`WorkerPool`: its name and state (``queued``, ``running``,
     ``done``), and whether it was abandoned."""
@@ -289,6 +294,7 @@ class WorkerPool:
                 task.fn()
             except BaseException:  # pragma: no cover - tasks catch their own errors
                 _log.exception("worker task %s failed", task.name)
+            task.fn = _ran  # the thread keeps ``task`` while idle: not what the callable held
             with self._cond:
                 task.state = "done"
                 if task.abandoned:  # out of the count already: this thread just ends
@@ -342,6 +348,7 @@ class ExecutorWorkers:
                 _log.exception("worker task %s failed", task.name)
             finally:
                 task.state = "done"
+                task.fn = _ran
 
         self._executor.submit(run)
         return task

@@ -5,7 +5,9 @@ a callback on one event loop: one wake-up of that loop per batch, however many i
 holds. The engine's ``LoopRunner`` hands functions to the connection's loop with it;
 :class:`ReceiverInbox` hands frames to a transport's receiver with it (the WebSocket and HTTP
 transports and the in-memory pair) and tells the receiver ``on_closed`` exactly once.
-:func:`close_loop` finishes a loop whose ``run_forever`` returned.
+:func:`deliver_frame` is the delivery of the transports whose items are frames,
+budget-:class:`Reserved` frames and an :class:`Ended` marker. :func:`close_loop` finishes a loop
+whose ``run_forever`` returned.
 
 This module is *not* responsible for what the items mean, nor for any transport's state.
 """
@@ -14,15 +16,32 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from rxacp.transport._budget import Reserved
 from rxacp.transport.base import FrameReceiver, TransportClosed
 from rxacp.transport.framing import call_safely
 
-__all__ = ["Handoff", "ReceiverInbox", "close_loop"]
+__all__ = [
+    "OUTBOX_HIGH",
+    "OUTBOX_LOW",
+    "Ended",
+    "Handoff",
+    "ReceiverInbox",
+    "close_loop",
+    "deliver_frame",
+]
+
+OUTBOX_HIGH = 256 * 1024
+"""Bytes of a connection's outgoing messages not yet taken by the peer (or its socket) over
+which the receiver is told ``on_write_paused()`` (its producer threads then wait)."""
+
+OUTBOX_LOW = OUTBOX_HIGH // 4
+"""Bytes those must drain to before ``on_write_resumed()``."""
 
 _log = logging.getLogger("rxacp.transport")
 
@@ -144,6 +163,30 @@ OnItem = Callable[[FrameReceiver, Any], TransportClosed | None]
 is the end marker (the inbox then reports it and delivers nothing more)."""
 
 
+class Ended:
+    """The last item a transport pushes: it ended, ``info`` says why."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info: TransportClosed) -> None:
+        self.info = info
+
+
+def deliver_frame(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
+    """:data:`OnItem` of a transport's frames: ``on_frame`` for a frame (a :class:`Reserved`
+    one gives its budget bytes back once the receiver took it), the end for :class:`Ended`."""
+    if isinstance(item, Ended):
+        return item.info
+    if isinstance(item, Reserved):
+        try:
+            call_safely(receiver.on_frame, item.frame)
+        finally:
+            item.release()
+        return None
+    call_safely(receiver.on_frame, item)
+    return None
+
+
 class ReceiverInbox:
     """Frames (or other items) pushed from any thread, delivered in push order on the
     receiver's loop through one :class:`Handoff`.
@@ -194,6 +237,16 @@ class ReceiverInbox:
         self._ended = True
         self._dropped(self._handoff.close())
         call_safely(receiver.on_closed, info)
+
+    def tell_flow(self, *, paused: bool) -> None:
+        """Tell the receiver, on its loop, ``on_write_paused()`` or ``on_write_resumed()``
+        (from any thread; nothing before :meth:`attach`)."""
+        receiver, loop = self.receiver, self._handoff.loop
+        if receiver is None or loop is None:
+            return
+        callback = receiver.on_write_paused if paused else receiver.on_write_resumed
+        with contextlib.suppress(RuntimeError):  # the receiving loop is closed
+            loop.call_soon_threadsafe(call_safely, callback)
 
     def _dropped(self, items: list[Any]) -> None:
         if self._on_drop is not None:

@@ -31,14 +31,15 @@ from rxacp.transport._handoff import close_loop
 from rxacp.transport.base import TransportClosed
 
 __all__ = [
+    "DEFAULT_BUDGET_TIMEOUT",
     "DEFAULT_FIRST_MESSAGE_TIMEOUT",
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "DEFAULT_OPEN_TIMEOUT",
     "DEFAULT_PATH",
     "_CLOSE_GRACE",
     "_SHUTDOWN",
     "_Access",
-    "_End",
     "_Options",
     "_access",
     "_check_path",
@@ -63,6 +64,12 @@ DEFAULT_FIRST_MESSAGE_TIMEOUT = 10.0
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
 """Default seconds without a message either way before an agent-side connection is closed."""
+
+DEFAULT_OPEN_TIMEOUT = 10.0
+"""Default seconds a server connection may take to finish its opening handshake."""
+
+DEFAULT_BUDGET_TIMEOUT = 30.0
+"""Default seconds an incoming message may wait for the server's byte budget (then 1013)."""
 
 DEFAULT_PATH = "/acp"
 """Default HTTP path of the agent endpoint."""
@@ -121,13 +128,6 @@ def _describe_close(exc: ConnectionClosed, limit: int) -> TransportClosed:
     if rcvd is not None:
         return TransportClosed(f"the WebSocket peer closed the connection: {rcvd}")
     return TransportClosed("the WebSocket connection was lost", error=exc.__cause__ or exc)
-
-
-class _End:
-    __slots__ = ("info",)
-
-    def __init__(self, info: TransportClosed) -> None:
-        self.info = info
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -230,11 +230,15 @@ class _BoundedServerConnection(_StopReadingWhileBacklogged, ServerConnection):
 
 
 def _serve_kwargs(
-    opts: _Options, path: str, access: _Access, extra: Mapping[str, Any]
+    opts: _Options,
+    path: str,
+    access: _Access,
+    extra: Mapping[str, Any],
+    connection: type[ServerConnection] = _BoundedServerConnection,
 ) -> dict[str, Any]:
     return {
         "process_request": _handshake_guard(path, access),
-        "create_connection": _BoundedServerConnection,
+        "create_connection": connection,
         "max_size": opts.max_message_size,
         # frames the library holds decoded per connection before recv(): with permessage-deflate
         # each may be max_size from a few KiB on the wire (its default, 16, made 40 KiB 541 MiB)

@@ -24,27 +24,25 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
 
-from rxacp.transport._budget import ByteBudget, Reserved, release_dropped, reserve_unless
-from rxacp.transport._handoff import ReceiverInbox
+from rxacp.transport._budget import ByteBudget, Reserved, release_dropped
+from rxacp.transport._handoff import (
+    OUTBOX_HIGH,
+    OUTBOX_LOW,
+    Ended,
+    ReceiverInbox,
+    deliver_frame,
+)
+from rxacp.transport._websocket_admission import _AdmittedServerConnection
 from rxacp.transport._websocket_common import (
     _CLOSE_GRACE,
     _describe_close,
-    _End,
     _log,
     _Options,
     _running_loop,
 )
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
-from rxacp.transport.framing import call_safely
 
 __all__ = ["MAX_BACKLOG", "OUTBOX_HIGH", "OUTBOX_LOW", "_WebSocketTransport"]
-
-OUTBOX_HIGH = 256 * 1024
-"""Bytes of queued outgoing messages over which the receiver is told ``on_write_paused()``
-(its producer threads then wait, as over stdio) and the peer's messages are not read."""
-
-OUTBOX_LOW = OUTBOX_HIGH // 4
-"""Bytes the queue must drain to before ``on_write_resumed()`` and reading resume."""
 
 MAX_BACKLOG = 16 * 1024 * 1024
 """Bytes of queued outgoing messages (writes from the loop thread cannot wait): while more than
@@ -80,8 +78,8 @@ class _WebSocketTransport(AcpTransport):
         self._ws: Connection | None = None
         self._ws_loop: asyncio.AbstractEventLoop | None = None
         self._rx_loop: asyncio.AbstractEventLoop | None = None
-        self._inbox = ReceiverInbox(self._on_item, name="WebSocket", on_drop=release_dropped)
-        self._budget: ByteBudget | None = None  # server side: the server-wide parse budget
+        self._inbox = ReceiverInbox(deliver_frame, name="WebSocket", on_drop=release_dropped)
+        self._budget: ByteBudget | None = None  # server side: the budget messages were read in
         self._outbox: collections.deque[Any] = collections.deque()
         self._out_scheduled = False
         self._out_event: asyncio.Event | None = None
@@ -109,19 +107,6 @@ class _WebSocketTransport(AcpTransport):
 
     def _push(self, item: Any) -> None:
         self._inbox.push(item, self._ws_loop)  # called on the ws loop
-
-    @staticmethod
-    def _on_item(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
-        if isinstance(item, _End):
-            return item.info
-        if isinstance(item, Reserved):
-            try:
-                call_safely(receiver.on_frame, item.frame)
-            finally:
-                item.release()
-            return None
-        call_safely(receiver.on_frame, item)
-        return None
 
     # -- sending (receiver loop → ws loop) ---------------------------------------------------
     def send(self, frame: Frame) -> None:
@@ -251,12 +236,7 @@ class _WebSocketTransport(AcpTransport):
         if ws_loop is not None and gate is not None:
             with contextlib.suppress(RuntimeError):
                 ws_loop.call_soon_threadsafe(gate.clear if paused else gate.set)
-        receiver, loop = self._inbox.receiver, self._rx_loop
-        if receiver is None or loop is None:
-            return
-        callback = receiver.on_write_paused if paused else receiver.on_write_resumed
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(call_safely, callback)
+        self._inbox.tell_flow(paused=paused)
 
     def _overflow(self, loop: asyncio.AbstractEventLoop) -> None:
         """More than MAX_BACKLOG bytes unread by the peer: close the connection (1008)."""
@@ -313,17 +293,15 @@ class _WebSocketTransport(AcpTransport):
                 if self._received is not None:
                     self._received()
                 budget = self._budget
-                if budget is None:
-                    self._push(data)
-                    continue
-                size = budget.clamp(len(data))  # wait (not reading) while others' are parsed
-                if await reserve_unless(budget, size, ws.wait_closed):
-                    self._push(Reserved(data, size, budget))
+                # admitted into the budget before it was read (the connection waited, not
+                # reading, while others' were read and parsed); released once parsed
+                size = ws.take_message() if isinstance(ws, _AdmittedServerConnection) else 0
+                self._push(Reserved(data, size, budget) if budget is not None and size else data)
         except ConnectionClosed as exc:
-            self._push(_End(_describe_close(exc, self._opts.max_message_size)))
+            self._push(Ended(_describe_close(exc, self._opts.max_message_size)))
         except Exception as exc:
             _log.warning("WebSocket read failed", exc_info=True)
-            self._push(_End(TransportClosed("WebSocket read failed", error=exc)))
+            self._push(Ended(TransportClosed("WebSocket read failed", error=exc)))
             with contextlib.suppress(Exception):
                 await ws.close(CloseCode.INTERNAL_ERROR, "read failed")
         finally:

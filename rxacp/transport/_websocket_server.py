@@ -24,12 +24,15 @@ from websockets.frames import CloseCode
 
 from rxacp._durations import Duration, to_seconds
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
+from rxacp.transport._websocket_admission import Admission
 from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
 from rxacp.transport._websocket_common import (
     _SHUTDOWN,
+    DEFAULT_BUDGET_TIMEOUT,
     DEFAULT_FIRST_MESSAGE_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_OPEN_TIMEOUT,
     DEFAULT_PATH,
     _access,
     _check_path,
@@ -59,8 +62,13 @@ class WebSocketAcpAgentServer:
     silent turn, a permission dialog left open included); an incoming message over
     ``max_message_size`` closes that connection with code 1009. Other paths than ``path`` get
     HTTP 404. ``port=0`` picks a free port (:attr:`port`, :attr:`url`). ``budget_bytes``
-    (default 64 MiB) bounds the incoming bytes being parsed across all connections: a
-    connection whose message does not fit waits, not reading, until others' are parsed.
+    (default 64 MiB) bounds the incoming bytes being read and parsed across all connections:
+    each message over 64 KiB is admitted (its frame header read, its size reserved; with
+    compression the most it can inflate to) before its bytes are read, and a connection whose
+    message does not fit stops reading until others' are parsed, for at most
+    ``budget_timeout`` seconds (default 30; ``None``: no limit), then is closed with code 1013.
+    Connections still in their opening handshake count against ``max_connections`` and are
+    closed after ``open_timeout`` seconds (default 10).
 
     Browsers: a handshake carrying an ``Origin`` header (every browser sends one; non-browser
     clients normally do not) is refused with HTTP 403 unless that origin is in
@@ -95,6 +103,8 @@ class WebSocketAcpAgentServer:
         allowed_origins: Iterable[str] | None = None,
         token: str | None = None,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        budget_timeout: Duration | None = DEFAULT_BUDGET_TIMEOUT,
+        open_timeout: Duration | None = DEFAULT_OPEN_TIMEOUT,
     ) -> None:
         if not callable(agent_factory):
             raise TypeError("agent_factory must be callable: factory(transport) -> agent")
@@ -120,7 +130,11 @@ class WebSocketAcpAgentServer:
         self._serve_options = dict(serve_options or {})
         self._access = _access(allowed_origins, token)
         self.budget = ByteBudget(budget_bytes)
-        """The server-wide budget of incoming bytes being parsed (all connections)."""
+        """The server-wide budget of incoming bytes being read and parsed (all connections)."""
+        self._admission = Admission(
+            self.budget, max_message_size, _positive_or_none("budget_timeout", budget_timeout)
+        )
+        self._open_timeout = _positive_or_none("open_timeout", open_timeout)
         self._server: Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -141,6 +155,11 @@ class WebSocketAcpAgentServer:
         return len(self._active)
 
     @property
+    def open_connection_count(self) -> int:
+        """TCP connections open now, those still in their handshake included."""
+        return self._admission.open
+
+    @property
     def is_serving(self) -> bool:
         """True between start and close."""
         return self._server is not None and not self._closed.is_set()
@@ -151,7 +170,13 @@ class WebSocketAcpAgentServer:
         if self._server is not None:
             raise RuntimeError("WebSocketAcpAgentServer started twice")
         self._loop = asyncio.get_running_loop()
-        kwargs = _serve_kwargs(self._opts, self.path, self._access, self._serve_options)
+        kwargs = _serve_kwargs(
+            self._opts,
+            self.path,
+            self._access,
+            {"open_timeout": self._open_timeout, **self._serve_options},
+            self._admission.connection_class(),
+        )
         self._server = await serve(self._handle, self.host, self._requested_port, **kwargs)
         self.port = self._server.sockets[0].getsockname()[1]
         _log.info("ACP WebSocket agent server listening on %s", self.url)
@@ -260,7 +285,8 @@ class WebSocketAcpAgentServer:
             await ws.close(CloseCode.GOING_AWAY, _SHUTDOWN)
             return
         limit = self.max_connections
-        if limit is not None and len(self._active) >= limit:
+        others = max(len(self._active), self._admission.open - 1)  # handshakes count too
+        if limit is not None and others >= limit:
             _log.warning(
                 "refusing a WebSocket connection: already serving %d (max_connections)", limit
             )

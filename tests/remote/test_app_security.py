@@ -3,6 +3,7 @@ server-wide parse budget, the connection cap and idle connections (virtual time)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 
 import httpx
@@ -199,3 +200,34 @@ def test_a_silent_websocket_connection_is_closed_after_first_message_timeout() -
         assert closed.value.rcvd.code == 1001
         assert "no first message within 10 s" in closed.value.rcvd.reason
         assert wait_until(lambda: app.connection_count == 0)
+
+
+def test_a_websocket_message_that_cannot_get_the_budget_in_time_closes_with_1013() -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    app = reference_app(budget_bytes=4096, budget_wait=0.2)
+    with UvicornThread(app) as server:
+        url = "ws" + server.url.removeprefix("http")
+        with connect(url, open_timeout=10) as ws:
+            ws.send(json.dumps(INITIALIZE))
+            ws.recv(timeout=10)
+            assert wait_until(lambda: app.budget.in_use == 0)
+            assert app.budget.try_reserve(4096)  # other connections' messages
+            ws.send(json.dumps(rpc("session/new", 1, cwd="/tmp/" + "x" * 3000, mcpServers=[])))
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1013
+        assert "server busy" in closed.value.rcvd.reason
+        app.budget.release(4096)
+        assert wait_until(lambda: app.budget.in_use == 0)  # nothing of the refused one kept
+
+
+def test_uvicorn_reads_websocket_frames_up_to_the_apps_message_cap_and_never_inflates() -> None:
+    from rxacp.transport.http._serve import _config
+
+    app = reference_app(max_message_size=123_456)
+    config = _config(app, "127.0.0.1", 0)
+    assert config.ws_max_size == 123_456  # a larger frame is refused before it is read
+    assert config.ws_per_message_deflate is False

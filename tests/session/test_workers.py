@@ -220,3 +220,29 @@ def test_abandoning_a_task_of_a_lane_gives_back_that_lanes_slot() -> None:
     finally:
         stuck.set()
         pool.shutdown()
+
+
+def test_an_idle_worker_does_not_keep_what_its_finished_task_held() -> None:
+    import gc
+    import weakref
+
+    class Prompt:  # stands for a turn's request: a large prompt the handler's closure holds
+        pass
+
+    pool = WorkerPool(max_workers=1, idle_seconds=WAIT)
+    prompt = Prompt()
+    held = weakref.ref(prompt)
+    done = threading.Event()
+
+    def handler(request: Prompt = prompt) -> None:
+        done.set()
+
+    task = pool.submit(handler)
+    del prompt, handler
+    try:
+        assert done.wait(WAIT)
+        assert wait_until(lambda: task.state == "done")
+        gc.collect()
+        assert held() is None  # the worker waits for more work without the task's callable
+    finally:
+        pool.shutdown()

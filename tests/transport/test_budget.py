@@ -102,33 +102,3 @@ def test_frames_dropped_undelivered_at_the_end_give_their_bytes_back() -> None:
 
     asyncio.run(scenario())
     assert budget.in_use == 0
-
-
-def test_a_websocket_server_connection_waits_unread_while_the_budget_is_used_up() -> None:
-    import threading
-
-    from rxacp.client import AcpClient
-    from rxacp.schema import NewSessionRequest
-    from rxacp.transport.websocket import WebSocketAcpClientTransport
-    from tests.polling import wait_until
-    from tests.websocket.conftest import reference_server
-
-    server = reference_server("sync", budget_bytes=1 << 20)
-    try:
-        with AcpClient.sync(WebSocketAcpClientTransport(server.url)).build() as client:
-            client.initialize()
-            assert wait_until(lambda: server.budget.in_use == 0)  # initialize was parsed
-            assert server.budget.try_reserve(1 << 20)  # other connections' messages
-            answered = threading.Event()
-
-            def ask() -> None:
-                client.new_session(NewSessionRequest.of("/tmp"))
-                answered.set()
-
-            threading.Thread(target=ask, daemon=True).start()
-            assert not answered.wait(0.3)  # held: its message is not handed to the agent
-            server.budget.release(1 << 20)
-            assert answered.wait(10)
-            assert wait_until(lambda: server.budget.in_use == 0)
-    finally:
-        server.close()

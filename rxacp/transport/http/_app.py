@@ -85,7 +85,8 @@ class AcpAsgiApp:
     the same principal as the connection's first (else ``404``). Bodies over
     ``max_message_size`` get ``413``; a body that does not fit in the server-wide
     ``budget_bytes`` of bytes being read and parsed waits (unread) up to ``budget_wait``
-    seconds, then gets ``503`` with ``Retry-After``; more than ``max_connections``: ``503``.
+    seconds, then gets ``503`` with ``Retry-After`` (a WebSocket message: close code 1013);
+    more than ``max_connections``: ``503``.
     A WebSocket connection that sends no message within ``first_message_timeout`` seconds of
     the upgrade, and any connection without a request or a message either way for
     ``idle_timeout`` seconds, is closed (its streams end; ``None``/``0``: off). SSE streams

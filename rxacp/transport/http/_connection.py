@@ -31,28 +31,19 @@ from typing import Any
 
 from rxacp import jsonrpc
 from rxacp.transport._budget import ByteBudget, Reserved, release_dropped
-from rxacp.transport._handoff import ReceiverInbox
+from rxacp.transport._handoff import (
+    OUTBOX_HIGH,
+    OUTBOX_LOW,
+    Ended,
+    ReceiverInbox,
+    deliver_frame,
+)
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
-from rxacp.transport.framing import call_safely
 from rxacp.transport.http._protocol import ATTACH_METHODS, id_key, params_session_id
 
 __all__ = ["OUTBOX_HIGH", "OUTBOX_LOW", "HttpAcpAgentTransport", "MessageStream"]
 
-OUTBOX_HIGH = 256 * 1024
-"""Unread outgoing bytes of one connection over which its agent's producers are paused."""
-
-OUTBOX_LOW = OUTBOX_HIGH // 4
-"""Unread outgoing bytes the connection must drain to before its producers resume."""
-
-
 _MAX_SESSIONS = 4096  # session ids remembered per connection
-
-
-class _End:
-    __slots__ = ("info",)
-
-    def __init__(self, info: TransportClosed) -> None:
-        self.info = info
 
 
 class MessageStream:
@@ -123,7 +114,7 @@ class HttpAcpAgentTransport(AcpTransport):
         self._budget = budget
         self._max_unread = max_unread
         self._on_agent_closed = on_agent_closed
-        self._inbox = ReceiverInbox(self._deliver, name="HTTP", on_drop=release_dropped)
+        self._inbox = ReceiverInbox(deliver_frame, name="HTTP", on_drop=release_dropped)
         self._rx_loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._out: list[tuple[bool, str | None, str | None, str | None, bytes]] = []
@@ -151,19 +142,6 @@ class HttpAcpAgentTransport(AcpTransport):
             raise RuntimeError("HttpAcpAgentTransport started twice")
         self._rx_loop = loop
         self._inbox.attach(loop, receiver)
-
-    @staticmethod
-    def _deliver(receiver: FrameReceiver, item: Any) -> TransportClosed | None:
-        if isinstance(item, _End):
-            return item.info
-        if isinstance(item, Reserved):
-            try:
-                call_safely(receiver.on_frame, item.frame)
-            finally:
-                item.release()
-        else:
-            call_safely(receiver.on_frame, item)
-        return None
 
     def send(self, frame: Frame) -> None:
         """Queue one outgoing message (a dict, or a serialized one); never blocks. Raises
@@ -207,12 +185,7 @@ class HttpAcpAgentTransport(AcpTransport):
                 self._app_loop.call_soon_threadsafe(self._agent_closed)
 
     def _flow(self, *, paused: bool) -> None:
-        receiver, loop = self._inbox.receiver, self._rx_loop
-        if receiver is None or loop is None:
-            return
-        callback = receiver.on_write_paused if paused else receiver.on_write_resumed
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(call_safely, callback)
+        self._inbox.tell_flow(paused=paused)
 
     # -- the app's side (its loop) ---------------------------------------------------------
     def expect_initialize(self, request_id: Any) -> asyncio.Future[bytes]:
@@ -274,7 +247,7 @@ class HttpAcpAgentTransport(AcpTransport):
             stream.end()
         if self._init_answer is not None and not self._init_answer.done():
             self._init_answer.set_exception(ConnectionError(reason))
-        self._inbox.push(_End(TransportClosed(reason)), self._app_loop)
+        self._inbox.push(Ended(TransportClosed(reason)), self._app_loop)
 
     def _agent_closed(self) -> None:
         self.end("the agent closed the connection")

@@ -26,6 +26,13 @@ def _config(app: Any, sock_host: str, port: int, **options: Any) -> Any:
     options.setdefault("lifespan", "on")
     options.setdefault("ws", "websockets-sansio")
     options.setdefault("timeout_graceful_shutdown", 5)  # SSE streams never end by themselves
+    # uvicorn reads each WebSocket frame whole before the app can admit it into its budget: cap
+    # a frame at the app's message cap, and no permessage-deflate (a few KiB on the wire would
+    # inflate to that cap on every connection at once)
+    cap = getattr(app, "max_message_size", None)
+    if isinstance(cap, int):
+        options.setdefault("ws_max_size", cap)
+    options.setdefault("ws_per_message_deflate", False)
     return uvicorn.Config(app, host=sock_host, port=port, **options)
 
 

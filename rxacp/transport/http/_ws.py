@@ -3,8 +3,11 @@
 
 The upgrade is checked like any request (``Origin``, credentials), counted against the
 connection cap, answered with ``Acp-Connection-Id``; incoming frames wait for the server-wide
-parse budget (the connection is not read meanwhile), binary frames are ignored (the RFD), a
-frame over ``max_message_size`` closes with ``1009``.
+parse budget up to ``budget_wait`` (then close code 1013; the ASGI server reads nothing more
+of that connection until the app receives again), binary frames are ignored (the RFD), a frame
+over ``max_message_size`` closes with ``1009``. The ASGI server reads each frame whole before
+the app sees it, so one message per connection is outside the budget: under uvicorn bound it
+with ``ws_max_size`` (``_serve``, rxacp's uvicorn runner, sets it to ``max_message_size``).
 
 This module is *not* responsible for the app's registry and limits (``_app``) nor for one
 connection's routing (``_connection``).
@@ -74,12 +77,18 @@ async def _read(
             if message.get("bytes") is not None:
                 _log.warning("ignoring a binary WebSocket frame (ACP sends text frames)")
             continue
-        data = text.encode()
-        if len(data) > cap:
+        # handed on as text (the engine parses str): no UTF-8 copy of a large message
+        size = len(text) if len(text) * 4 <= cap else len(text.encode())
+        if size > cap:
             await send({"type": "websocket.close", "code": 1009, "reason": f"over {cap} bytes"})
             return
-        await budget.reserve(len(data))
-        transport.deliver(data, budget.clamp(len(data)))
+        try:  # uvicorn reads nothing more of this connection until the next receive()
+            await app._reserve(size)
+        except Refused:
+            reason = f"server busy: a {size}-byte message waited over the budget_wait"
+            await send({"type": "websocket.close", "code": 1013, "reason": reason})
+            return
+        transport.deliver(text, budget.clamp(size))
 
 
 async def _write(transport: HttpAcpAgentTransport, send: Send) -> None:

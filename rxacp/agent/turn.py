@@ -244,6 +244,9 @@ class PromptTurn:
                 disposable.dispose()
         if self._children:  # children register under the lock and re-check the signal after
             self._dispose_children()
+        # the hook is the turn's bound method: without this the turn, its request (a prompt may
+        # be 16 MiB) and the incoming request keep each other alive until a full gc
+        self.incoming.cancel_hook = None
         self._core.turn_finished(self)
 
     # ------------------------------------------------------------------ updates and children

@@ -74,9 +74,9 @@ class HeldPrompts:
         if not self.enabled or self._grace is None or turn.state != CANCELLING or sid in self._held:
             return False
         entry = _Held(request, start)
-        runner = self._session.runner
+        session = self._session
         entry.timer = self._session.scheduler.schedule_relative(
-            self._grace, lambda _s, _st: runner.call(lambda: self._expire(sid, entry))
+            self._grace, lambda _s, _st: session.run_on_loop(lambda: self._expire(sid, entry))
         )
         self._held[sid] = entry
         _log.debug("session %s: holding a prompt until the cancelled turn answers", sid)
@@ -86,7 +86,7 @@ class HeldPrompts:
         """The session's turn was answered: start its held prompt after that answer."""
         entry = self._held.get(session_id)
         if entry is not None:
-            self._session.runner.call_later(lambda: self._start(session_id, entry))
+            self._session.queue_on_loop(lambda: self._start(session_id, entry))
 
     def _start(self, session_id: str, entry: _Held) -> None:
         if self._held.get(session_id) is not entry:

@@ -110,10 +110,12 @@ class SettlingTurns:
         self._send_cancel(session_id)
         token = object()
         self._sessions.setdefault(session_id, _Settling()).tokens.add(token)
-        runner = self._session.runner
-        timer = self._session.scheduler.schedule_relative(
+        session = self._session
+        timer = session.scheduler.schedule_relative(
             self._bound,
-            lambda _s, _st: runner.call(lambda: self._release(session_id, token, timed_out=True)),
+            lambda _s, _st: session.run_on_loop(
+                lambda: self._release(session_id, token, timed_out=True)
+            ),
         )
 
         def release() -> None:
@@ -177,9 +179,9 @@ class SettlingTurns:
                         settling.waiters.remove(held)
                     held.dispose()
 
-                session.runner.call(drop)
+                session.run_on_loop(drop)
 
-            session.runner.call(decide)
+            session.run_on_loop(decide)
             return Disposable(dispose)
 
         return AcpObservable(subscribe)

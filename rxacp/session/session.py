@@ -56,7 +56,7 @@ from .requests import CANCEL_REQUEST, PendingRequests
 from .state import ConnectionState
 from .stats import SessionStats
 from .wire import Wire, WireObserver
-from .workers import ExecutorWorkers, WorkerPool
+from .workers import ExecutorWorkers, WorkerPool, WorkerPoolStats
 
 __all__ = ["CANCEL_REQUEST", "AcpSession", "NotificationHandler", "RequestHandler", "SessionStats"]
 
@@ -182,9 +182,36 @@ class AcpSession:
         return self._runner
 
     @property
-    def workers(self) -> WorkerPool | ExecutorWorkers:
-        """The pool that runs blocking handlers (or the ``handler_executor`` adapter)."""
-        return self._workers
+    def owns_loop(self) -> bool:
+        """True when the connection runs its own event loop on a daemon thread; False when it
+        runs on a loop the caller passed in (or the running loop an async client was built
+        in)."""
+        return self._runner.owned
+
+    def in_loop(self) -> bool:
+        """True when called on the connection's loop thread. Thread-safe."""
+        return self._runner.in_loop()
+
+    def run_on_loop(self, fn: Callable[[], object]) -> None:
+        """Run ``fn`` on the connection's loop: at once when called there, else queued behind
+        every earlier call, in call order. Thread-safe; never blocks (a call queued after the
+        loop closed is dropped)."""
+        self._runner.call(fn)
+
+    def queue_on_loop(self, fn: Callable[[], object]) -> None:
+        """Queue ``fn`` on the connection's loop, never inline, in call order. Thread-safe.
+        From another thread it first waits while the outbound buffer is full (the
+        back-pressure ``send_notification`` applies); on the loop it never blocks."""
+        self._runner.call_later(fn)
+
+    def worker_stats(self, lane: str | None = None) -> WorkerPoolStats | None:
+        """The blocking-handler pool's counters (summed over its lanes), or one ``lane``'s
+        (``None``: that lane never ran anything, or handlers run on the application's own
+        ``handler_executor``, which rxacp cannot observe). Thread-safe."""
+        workers = self._workers
+        if not isinstance(workers, WorkerPool):
+            return None
+        return workers.stats() if lane is None else workers.lane_stats(lane)
 
     @property
     def request_timeout(self) -> float | None:

@@ -34,21 +34,19 @@ def quiesce(target: Any, timeout: Duration = 30.0, *, workers: bool = True) -> N
     ``TimeoutError`` naming what was still busy after ``timeout`` seconds (generous by default:
     a loaded machine is slow, a stuck one is a bug).
     """
-    from ..session.workers import WorkerPool
-
     session = _session_of(target)
-    pool = session.workers
     timeout = wait_seconds(timeout, default=30.0)
     deadline = time.monotonic() + timeout
     while True:
         for _ in range(2):  # what the loop had queued, then what that work queued
             _loop_turn(session, deadline)
-        if not workers or not isinstance(pool, WorkerPool):  # a user executor: not observable
+        stats = session.worker_stats() if workers else None
+        if stats is None:  # not asked to, or a user executor: not observable
             return
-        stats = pool.stats()
         if stats.busy == 0 and stats.queued == 0:
             _loop_turn(session, deadline)  # what the last handler handed to the loop
-            if pool.stats().busy == 0:
+            after = session.worker_stats()
+            if after is None or after.busy == 0:
                 return
         if time.monotonic() >= deadline:
             raise TimeoutError(
@@ -60,7 +58,7 @@ def quiesce(target: Any, timeout: Duration = 30.0, *, workers: bool = True) -> N
 
 def _loop_turn(session: AcpSession, deadline: float) -> None:
     done = threading.Event()
-    session.runner.call_later(done.set)
+    session.queue_on_loop(done.set)
     if not done.wait(max(1.0, deadline - time.monotonic())):
         raise TimeoutError("the connection's event loop is stuck")
 

@@ -38,7 +38,8 @@ def test_session_new_is_answered_while_32_sync_prompt_turns_wait_for_permission(
             h.prompt(session=f"s{turn}")
         asked = [h.next(30.0) for _ in range(TURNS)]  # every worker now waits on its answer
         assert {m["method"] for m in asked} == {"session/request_permission"}
-        assert h.agent.session.workers.lane_stats("session/prompt").busy == TURNS
+        lane = h.agent.session.worker_stats("session/prompt")
+        assert lane is not None and lane.busy == TURNS
         rid = h.send_request("session/new", {"cwd": "/", "mcpServers": []})
         answer = h.next(30.0)  # before: nothing until the request timeout (virtual clock here)
         assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"sessionId": "fresh"}}
@@ -63,11 +64,11 @@ def test_a_prompt_arriving_while_the_client_does_not_read_still_sees_its_session
     h = AgentHarness("async", configure=lambda b: b.prompt_handler(prompt))
     try:
         receiver: Any = h.peer.receiver
-        h.agent.session.runner.call(receiver.on_write_paused)  # the client stopped reading
+        h.agent.session.run_on_loop(receiver.on_write_paused)  # the client stopped reading
         assert wait_until(lambda: h.agent.session.outbound_paused, 10.0)
         rid = h.prompt()
         h.cancel()  # (no flush(): a call from this thread would wait on the paused gate)
-        h.agent.session.runner.call(receiver.on_write_resumed)  # after both, in order
+        h.agent.session.run_on_loop(receiver.on_write_resumed)  # after both, in order
         answer = h.next(30.0)
         assert answer == {"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}}
     finally:

@@ -210,7 +210,7 @@ def test_a_blocking_agent_call_on_the_connections_event_loop_raises_instead_of_d
             except RuntimeError as exc:
                 errors.append(exc)
 
-        h.agent.session.runner.call(on_loop)
+        h.agent.session.run_on_loop(on_loop)
         h.flush()
         assert len(errors) == 1 and "event loop" in str(errors[0])
         assert h.idle()

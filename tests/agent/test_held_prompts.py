@@ -41,7 +41,7 @@ class Script:
 
     def release(self, harness: AgentHarness) -> None:
         self._release.set()
-        harness.agent.session.runner.call(lambda: self._subject.on_next(1))
+        harness.agent.session.run_on_loop(lambda: self._subject.on_next(1))
 
     def sync_handler(self, req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
         text = req.prompt_text()

@@ -307,7 +307,7 @@ def test_a_read_handler_whose_observable_answers_later_is_answered_then(rig: Rig
     answer.subscribe(on_answer)
     assert asked.wait(3)
     assert got == []
-    client.session.runner.call(lambda: later.on_next(ReadTextFileResponse(content="late")))
+    client.session.run_on_loop(lambda: later.on_next(ReadTextFileResponse(content="late")))
     assert answered.wait(3)
     assert got[0]["content"] == "late"  # the raw answer (no result type given)
 
@@ -385,7 +385,7 @@ def test_a_consumer_returning_an_observable_holds_the_next_update(rig: Rig) -> N
     rig.agent.wait_for_method(m.SESSION_PROMPT)
     assert not done.wait(0.2)  # bounded: the gate holds everything
     assert first == ["0"] and second == []
-    client.session.runner.call(gate.on_completed)
+    client.session.run_on_loop(gate.on_completed)
     assert done.wait(3)
     assert first == second == ["0", "1", "2"]
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rxacp.client import Compaction, Message, SessionState, Thought, ToolCallState
-from rxacp.client.read_model import _HANDLERS
+from rxacp.client._read_fold import HANDLERS as _HANDLERS
 from rxacp.schema import (
     ImageContent,
     PromptResponse,

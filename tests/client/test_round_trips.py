@@ -273,7 +273,7 @@ def test_an_async_client_built_inside_a_running_loop_runs_on_that_loop(rig: Rig)
             await client.initialize()
             session = await client.new_session({"cwd": "/tmp", "mcpServers": []})
             on_this_loop = client.session.loop is asyncio.get_running_loop()
-            owned = client.session.runner.owned
+            owned = client.session.owns_loop
         return on_this_loop, owned, session.session_id
 
     on_this_loop, owned, session_id = asyncio.run(asyncio.wait_for(main(), 10))
@@ -287,7 +287,7 @@ def test_event_loop_none_gives_an_async_client_built_in_a_loop_its_own_loop_thre
         client = rig.async_builder().event_loop(None).build()
         async with client:
             await client.initialize()
-            return client.session.loop is asyncio.get_running_loop(), client.session.runner.owned
+            return client.session.loop is asyncio.get_running_loop(), client.session.owns_loop
 
     assert asyncio.run(asyncio.wait_for(main(), 10)) == (False, True)
 
@@ -296,4 +296,4 @@ def test_an_async_client_built_outside_any_loop_gets_its_own_loop_thread(rig: Ri
     client = rig.async_builder().build()
     rig.on_close(client.close)
     client.initialize().run()
-    assert client.session.runner.owned
+    assert client.session.owns_loop

@@ -131,7 +131,7 @@ def test_async_client_consumers_still_run_on_the_connection_loop(rig: Rig) -> No
     holder: list[Any] = []
     client = (
         rig.async_builder()
-        .session_update_consumer(lambda n: on_loop.append(holder[0].session.runner.in_loop()))
+        .session_update_consumer(lambda n: on_loop.append(holder[0].session.in_loop()))
         .build()
     )
     holder.append(client)
@@ -163,7 +163,7 @@ def test_an_async_def_consumer_of_the_sync_client_is_awaited_on_the_loop(rig: Ri
     holder: list[Any] = []
 
     async def consumer(note: SessionNotification) -> None:
-        seen.append((chunk_text(note), holder[0].session.runner.in_loop()))
+        seen.append((chunk_text(note), holder[0].session.in_loop()))
 
     client = rig.sync_builder().session_update_consumer(consumer).build()
     holder.append(client)

@@ -205,7 +205,7 @@ def test_blocking_permission_dialogs_filling_every_worker_do_not_delay_a_file_re
             for _ in range(MAX_PENDING_PERMISSIONS)
         ]
         assert _wait(lambda: pair.calls["permission"] == 2 * MAX_PENDING_PERMISSIONS)
-        lane = pair.client.session.workers.lane_stats("session/request_permission")
+        lane = pair.client.session.worker_stats("session/request_permission")
         assert lane is not None and lane.busy == 32  # every worker of the lane is in a dialog
         started = time.monotonic()
         read = pair.call("fs/read_text_file", {"sessionId": sessions[0], "path": "/b"})

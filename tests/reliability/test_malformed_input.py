@@ -202,7 +202,7 @@ class Side:
             out.extend(expected(frame, set(self.known)) for frame in frames)
             done.set()
 
-        self.session.runner.call_later(work)
+        self.session.queue_on_loop(work)
         assert done.wait(30.0)
         return out
 

@@ -19,10 +19,12 @@ from rxacp.errors import AcpException
 from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
 from rxacp.session import AcpSession
 from rxacp.session.blocking import wait_for
-from rxacp.session.workers import WorkerPool
+from rxacp.session.workers import WorkerPoolStats
 from rxacp.testing.memory import InMemoryTransportPair
 
 from .conftest import LONG, Figure, rss_kib, rxacp_threads, wait_until
+
+NO_STATS = WorkerPoolStats(0, 0, 0, 1)
 
 SECONDS = float(os.environ.get("RXACP_SOAK_SECONDS", "300")) if LONG else 6.0
 
@@ -49,9 +51,7 @@ class Connection:
             .build()
         )
         self.agent.start()
-        workers = self.agent.session.workers
-        assert isinstance(workers, WorkerPool)  # the default pool, not a handler_executor
-        self.workers = workers
+        assert self.agent.session.worker_stats() is not None  # the default pool
         self.client = AcpSession(pair.client_transport, role="client")
         self.client.set_notification_handler("session/update", lambda n: None)
         wait_for(self.client.send_request("session/new", {"cwd": "/", "mcpServers": []}), 30.0)
@@ -61,7 +61,7 @@ class Connection:
             self.client.pending_request_count == 0
             and self.agent.session.incoming_request_count == 0
             and self.agent.active_turns == 0
-            and self.workers.busy_count == 0
+            and (self.agent.session.worker_stats() or NO_STATS).busy == 0
         )
 
     def close(self) -> None:

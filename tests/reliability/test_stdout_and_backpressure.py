@@ -224,13 +224,13 @@ def test_loop_thread_producers_are_never_held_back_and_requests_wait_for_the_pee
     receiver: Any = peer.receiver
     try:
         receiver.on_write_paused()
-        session.runner.call(lambda: session.send_notification("from_loop", {}))
+        session.run_on_loop(lambda: session.send_notification("from_loop", {}))
         peer.inject({"jsonrpc": "2.0", "id": 1, "method": "x"})
         peer.inject({"jsonrpc": "2.0", "id": 2, "method": "x"})
         assert peer.sent(5.0)["method"] == "from_loop"
         assert wait_until(lambda: session.incoming_request_count == 2, 10.0)
         assert peer._sent.empty()  # held while paused (flush() would wait on the gate too)
-        session.runner.call(receiver.on_write_resumed)
+        session.run_on_loop(receiver.on_write_resumed)
         assert peer.sent(5.0) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": 1}}
         assert peer.sent(5.0) == {"jsonrpc": "2.0", "id": 2, "result": {"ok": 2}}
     finally:

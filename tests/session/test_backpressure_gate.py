@@ -127,7 +127,7 @@ def test_a_default_session_holds_a_producer_thread_to_64_writes_waiting_for_the_
     def producer() -> None:
         nonlocal produced
         for _ in range(2000):
-            session.runner.call_later(hand_off)
+            session.queue_on_loop(hand_off)
             produced += 1
 
     thread = threading.Thread(target=producer)

@@ -33,7 +33,7 @@ class Later:
             subject.on_next({"id": rid})
             subject.on_completed()
 
-        session.runner.call(settle)
+        session.run_on_loop(settle)
 
 
 def _session(max_workers: int) -> tuple[ScriptedTransport, AcpSession, Later, Later]:

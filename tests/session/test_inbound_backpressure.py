@@ -52,11 +52,11 @@ def test_reading_pauses_at_the_bound_and_resumes_at_a_quarter() -> None:
         flush(session)
         assert transport.calls == ["pause"] and session.stats.read_pauses == 1
         for released in range(6):  # queue 8 -> 2 (the quarter): resume once
-            session.runner.call(holds[released].on_completed)
+            session.run_on_loop(holds[released].on_completed)
             flush(session)
         assert transport.calls == ["pause", "resume"]
         for released in range(6, 9):
-            session.runner.call(holds[released].on_completed)
+            session.run_on_loop(holds[released].on_completed)
             flush(session)
         assert seen == list(range(9))  # all delivered, in order
     finally:

@@ -276,7 +276,7 @@ def test_close_called_from_a_handler_on_the_loop_releases_the_loop_thread() -> N
     session = AcpSession(peer, role="test")
     session.start()
     loop_threads = [t for t in threading.enumerate() if t.name == "rxacp-test-loop"]
-    session.runner.call_later(session.close)
+    session.queue_on_loop(session.close)
     assert session.wait_closed(2)
     for thread in loop_threads:
         thread.join(2)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 from reactivex import abc
 
 from .._durations import Duration, to_seconds
+from ..roles.handlers import check_ext_method, check_raw_method
 from ..schema import AgentCapabilities, Implementation, PromptCapabilities
-from ..session.adapters import check_ext_method, check_raw_method
 from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .core import AgentConfig

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 import reactivex
 
+from ..roles.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 from ..schema import (
     CompleteElicitationNotification,
     CreateElicitationRequest,
@@ -44,7 +45,6 @@ from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
 from ..session.blocking import wait_for
-from ..session.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 
 if TYPE_CHECKING:
     from .core import AgentCore

@@ -23,6 +23,7 @@ from reactivex import operators as ops
 from reactivex.subject import AsyncSubject
 
 from ..capabilities import NegotiatedCapabilities
+from ..roles.signal import CancelReason
 from ..schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -46,7 +47,6 @@ from ..schema import (
 )
 from ..schema._capabilities import UPDATE_CAPABILITIES
 from ..session import AcpObservable
-from ..session.signal import CancelReason
 from .calls import AsyncClientCalls, SyncClientCalls
 from .turn import PromptTurn
 

@@ -19,6 +19,7 @@ from reactivex import abc
 
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
+from ..roles.handlers import check_ext_method, check_raw_method
 from ..schema import (
     AcpModel,
     ClientCapabilities,
@@ -28,7 +29,6 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpSession
-from ..session.adapters import check_ext_method, check_raw_method
 from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient

@@ -1,7 +1,7 @@
 """The client→agent calls that are nothing but a row of the method table, defined once for
 both client surfaces: :class:`PlainCalls` (the Observable form, a base of ``AcpAsyncClient``)
 and :class:`SyncPlainCalls` (their blocking twins, a base of ``AcpSyncClient``), over the
-descriptors of :mod:`rxacp.session.table_calls`.
+descriptors of :mod:`rxacp.roles.table_calls`.
 
 Each call is declared by one line, ``name: Request[Params, Result] = Request(method)``: the
 name and the two model names are checked against the table when the class is created, the
@@ -23,10 +23,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
+from ..roles.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
-from ..session.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 from ._calls import RequestLike
 
 if TYPE_CHECKING:

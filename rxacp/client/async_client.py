@@ -28,6 +28,7 @@ from reactivex.disposable import Disposable
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpCapabilityException, AcpTimeoutException
+from ..roles.handlers import check_ext_method
 from ..schema import (
     AcpModel,
     CancelNotification,
@@ -41,7 +42,6 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession, Completion
-from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
     LATEST_PROTOCOL_VERSION,

@@ -30,6 +30,7 @@ import reactivex
 from reactivex import operators as ops
 
 from ..errors import AcpProtocolException, peer_echo
+from ..roles.handlers import request_handler, unhandled_hint
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -47,7 +48,6 @@ from ..schema.methods import (
 from ..session import AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
-from ..session.handlers import request_handler, unhandled_hint
 from .consumers import ConsumerThread
 from .session_states import SessionStates
 from .streams import UpdateStream

@@ -134,7 +134,7 @@ def switch_handlers(
         ),
     )
     for method, fn in handlers.ext_requests.items():  # raw handlers stay as registered
-        from ..session.handlers import request_handler
+        from ..roles.handlers import request_handler
 
         session.set_request_handler(
             method, request_handler(session, None, fn, blocking=handlers.blocking)

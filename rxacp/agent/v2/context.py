@@ -29,6 +29,7 @@ from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
 from ...capabilities import NegotiatedCapabilities
+from ...roles.signal import CancelReason
 from ...schema.v2 import (
     PlanEntry,
     RequestPermissionRequest,
@@ -37,7 +38,6 @@ from ...schema.v2 import (
     UpdateSessionNotification,
 )
 from ...session import AcpObservable
-from ...session.signal import CancelReason
 from ..calls import SyncClientCalls
 from .turn import PromptTurnV2
 

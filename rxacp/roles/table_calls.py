@@ -25,7 +25,7 @@ from typing import Any, Protocol, TypeVar
 import reactivex
 
 from ..schema import methods as m
-from .observable import AcpObservable
+from ..session.observable import AcpObservable
 
 __all__ = ["BlockingCaller", "Caller", "TableMethod", "table_spec"]
 

@@ -15,7 +15,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any
 
 import reactivex
 from reactivex import abc
@@ -24,6 +24,7 @@ from reactivex.subject import AsyncSubject
 
 from ..capabilities import NegotiatedCapabilities
 from ..roles.signal import CancelReason
+from ..roles.twins import Blocking
 from ..schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -89,9 +90,6 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
         "messageId": message_id,
         "sessionUpdate": kind,
     }
-
-
-_R = TypeVar("_R")
 
 
 class _ContextBase:
@@ -365,32 +363,6 @@ class PromptContext(_ContextBase, AsyncClientCalls):
         return created.pipe(ops.flat_map(run))
 
 
-_P = ParamSpec("_P")
-
-
-class _Blocking(Generic[_P, _R]):
-    """The blocking twin of a :class:`PromptContext` helper: same parameters, the value."""
-
-    def __init__(self, helper: Callable[Concatenate[PromptContext, _P], reactivex.Observable[_R]]):
-        self._helper = helper
-        self.__doc__ = f"Blocking :meth:`PromptContext.{helper.__name__}`.\n\n{helper.__doc__}"
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> _Blocking[_P, _R]: ...
-    @overload
-    def __get__(self, obj: SyncPromptContext, owner: type[Any]) -> Callable[_P, _R]: ...
-    def __get__(self, obj: SyncPromptContext | None, owner: type[Any]) -> Any:
-        if obj is None:
-            return self
-        helper, name = self._helper, self._helper.__name__
-
-        def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            return obj._block(helper(obj._async, *args, **kwargs), name)
-
-        call.__name__, call.__doc__ = name, self.__doc__
-        return call
-
-
 class SyncPromptContext(_ContextBase, SyncClientCalls):
     """The blocking handler's context: the same calls, returning values and raising errors.
 
@@ -406,8 +378,8 @@ class SyncPromptContext(_ContextBase, SyncClientCalls):
         """The Observable view of the same turn (``when_cancelled()`` lives there)."""
         return self._async
 
-    read_file = _Blocking(PromptContext.read_file)
-    write_file = _Blocking(PromptContext.write_file)
-    ask_permission = _Blocking(PromptContext.ask_permission)
-    ask_choice = _Blocking(PromptContext.ask_choice)
-    execute = _Blocking(PromptContext.execute)
+    read_file = Blocking(PromptContext.read_file)
+    write_file = Blocking(PromptContext.write_file)
+    ask_permission = Blocking(PromptContext.ask_permission)
+    ask_choice = Blocking(PromptContext.ask_choice)
+    execute = Blocking(PromptContext.execute)

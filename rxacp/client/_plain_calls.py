@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from ..roles.table_calls import BlockingCaller, Caller, TableMethod, table_spec
+from ..roles.twins import blocking as twin
 from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
@@ -123,32 +124,19 @@ def _declared_spec(owner: type[Any], name: str, method: str) -> tuple[m.MethodSp
 
 
 def _function(method: str, optional: bool, blocking: bool) -> Callable[..., Any]:
-    """The call itself, with its real signature (``request`` required unless ``optional``)."""
-    if blocking:
-        if optional:
-
-            def wait_optional(caller: BlockingCaller, request: Any = None) -> Any:
-                return caller._block(
-                    caller._send(method, {} if request is None else request), method
-                )
-
-            return wait_optional
-
-        def wait(caller: BlockingCaller, request: Any) -> Any:
-            return caller._block(caller._send(method, request), method)
-
-        return wait
+    """The call itself, with its real signature (``request`` required unless ``optional``);
+    its blocking twin is made the one way twins are (:func:`rxacp.roles.twins.blocking`)."""
     if optional:
 
         def send_optional(caller: Caller, request: Any = None) -> AcpObservable[Any]:
             return caller._send(method, {} if request is None else request)
 
-        return send_optional
+        return twin(send_optional, method) if blocking else send_optional
 
     def send(caller: Caller, request: Any) -> AcpObservable[Any]:
         return caller._send(method, request)
 
-    return send
+    return twin(send, method) if blocking else send
 
 
 def _doc(spec: m.MethodSpec, note: str, optional: bool, blocking: bool) -> str:
@@ -193,7 +181,7 @@ class _PlainCall(TableMethod):
         self._fn = fn = _function(self.spec.name, self._optional, self._blocking)
         fn.__doc__ = _doc(self.spec, self._note, self._optional, self._blocking)
         none = " | None" if self._optional else ""
-        fn.__annotations__ = {  # what help() and inspect.signature show
+        inspect.unwrap(fn).__annotations__ = {  # what help() and inspect.signature show
             "request": f"{params} | RequestLike{none}",
             "return": result if self._blocking else f"AcpObservable[{result}]",
         }

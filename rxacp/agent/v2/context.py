@@ -30,6 +30,7 @@ from reactivex.disposable import Disposable
 
 from ...capabilities import NegotiatedCapabilities
 from ...roles.signal import CancelReason
+from ...roles.twins import Blocking
 from ...schema.v2 import (
     PlanEntry,
     RequestPermissionRequest,
@@ -357,21 +358,6 @@ class SyncPromptContext(_ContextBase):
     def _block(self, source: reactivex.Observable[Any], what: str) -> Any:
         return SyncClientCalls._block(cast(Any, self), source, what)
 
-    def request_permission(
-        self, request: RequestPermissionRequest | Mapping[str, Any]
-    ) -> RequestPermissionResponse:
-        """Blocking :meth:`PromptContext.request_permission`."""
-        return cast(
-            RequestPermissionResponse,
-            self._block(self._async.request_permission(request), "request_permission"),
-        )
-
-    def ask_permission(self, action: str) -> bool:
-        """Blocking :meth:`PromptContext.ask_permission`."""
-        return bool(self._block(self._async.ask_permission(action), "ask_permission"))
-
-    def ask_choice(self, question: str, options: Sequence[str]) -> str | None:
-        """Blocking :meth:`PromptContext.ask_choice`."""
-        return cast(
-            str | None, self._block(self._async.ask_choice(question, options), "ask_choice")
-        )
+    request_permission = Blocking(PromptContext.request_permission)
+    ask_permission = Blocking(PromptContext.ask_permission)
+    ask_choice = Blocking(PromptContext.ask_choice)

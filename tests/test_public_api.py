@@ -18,7 +18,7 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
-        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient",
+        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpClientBuilder",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",

@@ -18,15 +18,26 @@ from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from reactivex import abc
 
+from .. import schema
 from .._durations import Duration, to_seconds
 from ..roles.handlers import check_ext_method, check_raw_method
-from ..schema import AgentCapabilities, Implementation, PromptCapabilities
+from ..roles.setters import BlockingBuilder, HandlerSetter, ReactiveBuilder, TurnSetter
+from ..schema import (
+    AgentCapabilities,
+    Implementation,
+    PromptCapabilities,
+    PromptRequest,
+    PromptResponse,
+)
+from ..schema import methods as m
 from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
+from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig
 from .timeouts import PromptTimeouts
 
 if TYPE_CHECKING:
+    from ..schema import unstable  # noqa: F401  # the unstable handlers' models, named
     from .v2 import AgentHandlers as AgentHandlersV2
 
 __all__ = [
@@ -189,88 +200,67 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.protocol_versions = wanted
         return self
 
-    # -- handlers ------------------------------------------------------------------------------
-    def _on(self, method: str, fn: Callable[..., Any]) -> Self:
-        if not callable(fn):
-            raise TypeError(f"the handler for {method} must be callable")
+    # -- handlers (typed from the method table: rxacp.roles.setters) ----------------------------
+    def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self._config.handlers[method] = fn
-        return self
 
-    def initialize_handler(self, fn: Callable[..., Any]) -> Self:
-        """``initialize`` (default: protocol 1, agent info, capabilities from the handlers)."""
-        return self._on("initialize", fn)
+    initialize_handler = HandlerSetter[schema.InitializeRequest, schema.InitializeResponse](
+        m.INITIALIZE, "Default: protocol 1, agent info, capabilities from the handlers."
+    )
+    authenticate_handler = HandlerSetter[schema.AuthenticateRequest, schema.AuthenticateResponse](
+        m.AUTHENTICATE
+    )
+    logout_handler = HandlerSetter[schema.LogoutRequest, schema.LogoutResponse](m.LOGOUT)
+    new_session_handler = HandlerSetter[schema.NewSessionRequest, schema.NewSessionResponse](
+        m.SESSION_NEW
+    )
+    load_session_handler = HandlerSetter[schema.LoadSessionRequest, schema.LoadSessionResponse](
+        m.SESSION_LOAD
+    )
+    list_sessions_handler = HandlerSetter[schema.ListSessionsRequest, schema.ListSessionsResponse](
+        m.SESSION_LIST
+    )
+    delete_session_handler = HandlerSetter[
+        schema.DeleteSessionRequest, schema.DeleteSessionResponse
+    ](m.SESSION_DELETE)
+    resume_session_handler = HandlerSetter[
+        schema.ResumeSessionRequest, schema.ResumeSessionResponse
+    ](m.SESSION_RESUME)
+    close_session_handler = HandlerSetter[schema.CloseSessionRequest, schema.CloseSessionResponse](
+        m.SESSION_CLOSE, "The SDK cancels the session's active turn before calling it."
+    )
+    set_session_mode_handler = HandlerSetter[
+        schema.SetSessionModeRequest, schema.SetSessionModeResponse
+    ](m.SESSION_SET_MODE)
+    set_session_config_option_handler = HandlerSetter[
+        schema.SetSessionConfigOptionRequest, schema.SetSessionConfigOptionResponse
+    ](m.SESSION_SET_CONFIG_OPTION)
+    cancel_handler = HandlerSetter[schema.CancelNotification, None](
+        m.SESSION_CANCEL, "Called after the SDK marked the turn cancelled."
+    )
+    fork_session_handler = HandlerSetter[
+        "unstable.ForkSessionRequest", "unstable.ForkSessionResponse"
+    ](m.SESSION_FORK)
+    list_providers_handler = HandlerSetter[
+        "unstable.ListProvidersRequest", "unstable.ListProvidersResponse"
+    ](m.PROVIDERS_LIST)
+    set_provider_handler = HandlerSetter[
+        "unstable.SetProviderRequest", "unstable.SetProviderResponse"
+    ](m.PROVIDERS_SET)
+    disable_provider_handler = HandlerSetter[
+        "unstable.DisableProviderRequest", "unstable.DisableProviderResponse"
+    ](m.PROVIDERS_DISABLE)
 
-    def authenticate_handler(self, fn: Callable[..., Any]) -> Self:
-        """``authenticate``."""
-        return self._on("authenticate", fn)
-
-    def logout_handler(self, fn: Callable[..., Any]) -> Self:
-        """``logout`` (advertises ``auth.logout``)."""
-        return self._on("logout", fn)
-
-    def new_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/new``."""
-        return self._on("session/new", fn)
-
-    def load_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/load`` (advertises ``loadSession``)."""
-        return self._on("session/load", fn)
-
-    def list_sessions_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/list`` (advertises ``sessionCapabilities.list``)."""
-        return self._on("session/list", fn)
-
-    def delete_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/delete`` (advertises ``sessionCapabilities.delete``)."""
-        return self._on("session/delete", fn)
-
-    def resume_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/resume`` (advertises ``sessionCapabilities.resume``)."""
-        return self._on("session/resume", fn)
-
-    def close_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/close`` (advertises ``sessionCapabilities.close``); the SDK cancels the
-        session's active turn before calling it."""
-        return self._on("session/close", fn)
-
-    def set_session_mode_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/set_mode``."""
-        return self._on("session/set_mode", fn)
-
-    def set_session_config_option_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/set_config_option``."""
-        return self._on("session/set_config_option", fn)
-
-    def prompt_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/prompt``: ``fn(request, context)``; see ``docs/cancellation.md``.
-
-        Cost: a plain return value (a ``PromptResponse`` or ``None``) answers without any Rx;
-        a returned Observable costs a reactivex subscription (rxacp's own part is a bare
-        observer, no trampoline), and ``reactivex.just(r)`` / ``defer(...)`` also a run of
-        reactivex's current-thread trampoline inside reactivex (measured: ~1.3x the agent CPU
-        of a plain value per echo round trip over stdio, ``benchmarks/README.md``). Return an
-        Observable where the handler waits (client calls, timers)."""
-        return self._on("session/prompt", fn)
-
-    def cancel_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/cancel``: called after the SDK marked the turn cancelled."""
-        return self._on("session/cancel", fn)
-
-    def fork_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``session/fork``."""
-        return self._on("session/fork", fn)
-
-    def list_providers_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/list``."""
-        return self._on("providers/list", fn)
-
-    def set_provider_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/set``."""
-        return self._on("providers/set", fn)
-
-    def disable_provider_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/disable``."""
-        return self._on("providers/disable", fn)
+    prompt_handler = TurnSetter[PromptRequest, PromptResponse, PromptContext, SyncPromptContext](
+        m.SESSION_PROMPT,
+        "``fn(request, context)``; see ``docs/cancellation.md``. Cost: a plain return value (a "
+        "``PromptResponse`` or ``None``) answers without any Rx; a returned Observable costs a "
+        "reactivex subscription (rxacp's own part is a bare observer, no trampoline), and "
+        "``reactivex.just(r)`` / ``defer(...)`` also a run of reactivex's current-thread "
+        "trampoline (measured: ~1.3x the agent CPU of a plain value per echo round trip over "
+        "stdio, ``benchmarks/README.md``). Return an Observable where the handler waits "
+        "(client calls, timers).",
+    )
 
     def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
         """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
@@ -332,7 +322,7 @@ class AcpAgentBuilder(Generic[_A]):
         return self._config
 
 
-class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
+class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent], ReactiveBuilder):
     """Builds an :class:`AcpAsyncAgent`: handlers return Observables (or awaitables/values)."""
 
     def build(self) -> AcpAsyncAgent:
@@ -340,7 +330,7 @@ class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
         return AcpAsyncAgent(self._checked())
 
 
-class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
+class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent], BlockingBuilder):
     """Builds an :class:`AcpSyncAgent`: handlers return values and run on worker threads."""
 
     def build(self) -> AcpSyncAgent:

@@ -1,9 +1,9 @@
-"""The connection options, consumers and raw handlers shared by both client builders, and the
-build of the connection they share (:class:`ClientBuilderBase`).
+""":class:`AcpClientBuilder`: the one definition of both client builders — connection options,
+consumers, raw handlers, the typed handler setters (one per agent→client method, from the method
+table: :mod:`rxacp.roles.setters`, typed per flavour) and the build of the connection.
 
-This module is *not* responsible for the typed handler setters (one per agent→client method,
-which differ between the async and the sync builder) or for the public factory: both are in
-``builder.py``. Nor for dispatching what is registered (``handlers.py``).
+This module is *not* responsible for the two flavours or the public factory (``builder.py``),
+nor for dispatching what is registered (``handlers.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from typing import Any, Generic, Self, TypeAlias, TypeVar
 import reactivex
 from reactivex import abc
 
+from .. import schema
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
 from ..roles.handlers import check_ext_method, check_raw_method
+from ..roles.setters import HandlerSetter
 from ..schema import (
     AcpModel,
     ClientCapabilities,
@@ -41,7 +43,7 @@ from .handlers import (
 )
 from .session_states import SessionStates
 
-__all__ = ["ClientBuilderBase", "install_handlers"]
+__all__ = ["AcpClientBuilder", "install_handlers"]
 
 _Client = TypeVar("_Client")
 
@@ -96,10 +98,10 @@ def install_handlers(
 
     The one registration path of :class:`~rxacp.client.WorkspaceFileSystem` and
     :class:`~rxacp.client.LocalTerminals` ``install()``."""
-    if not isinstance(builder, ClientBuilderBase):
+    if not isinstance(builder, AcpClientBuilder):
         raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
     for method, (blocking_fn, async_fn) in handlers.items():
-        builder._request_handler(method, blocking_fn if builder._handlers.blocking else async_fn)
+        builder._set_handler(method, blocking_fn if builder._handlers.blocking else async_fn)
     return builder._handlers
 
 
@@ -110,8 +112,9 @@ _CLIENT_RESERVED = {
 """Methods a raw handler may not take over on the client side (their rules are the SDK's)."""
 
 
-class ClientBuilderBase(Generic[_Client]):
-    """Connection options and consumers shared by both builders."""
+class AcpClientBuilder(Generic[_Client]):
+    """Options, consumers and handlers of both client builders (:class:`AcpAsyncClientBuilder`
+    and :class:`AcpSyncClientBuilder`); a handler's type depends on the builder's flavour."""
 
     def __init__(self, transport: AcpTransport, *, blocking: bool) -> None:
         if not isinstance(transport, AcpTransport):
@@ -253,9 +256,51 @@ class ClientBuilderBase(Generic[_Client]):
         )
         return self
 
-    def _request_handler(self, method: str, handler: Callable[..., Any]) -> Self:
+    def _set_handler(self, method: str, handler: Callable[..., Any]) -> None:
         _callable(handler, f"{m.METHODS[method].python_name}_handler")
         self._handlers.requests[method] = handler
+
+    # ------------------------------------------------------------------ typed handlers
+    read_text_file_handler = HandlerSetter[schema.ReadTextFileRequest, schema.ReadTextFileResponse](
+        m.FS_READ_TEXT_FILE
+    )
+    write_text_file_handler = HandlerSetter[
+        schema.WriteTextFileRequest, schema.WriteTextFileResponse
+    ](m.FS_WRITE_TEXT_FILE)
+    request_permission_handler = HandlerSetter[
+        schema.RequestPermissionRequest, schema.RequestPermissionResponse
+    ](
+        m.SESSION_REQUEST_PERMISSION,
+        "Without one, permission requests are refused with ``-32601``, never approved. When the "
+        "client sends ``session/cancel`` for the session the request is answered ``cancelled`` "
+        "at once (an Observable handler is disposed; what a sync handler returns later is "
+        "discarded); the agent cancelling it disposes it too.",
+    )
+    create_terminal_handler = HandlerSetter[
+        schema.CreateTerminalRequest, schema.CreateTerminalResponse
+    ](m.TERMINAL_CREATE, "``terminal`` is advertised iff all terminal handlers are.")
+    terminal_output_handler = HandlerSetter[
+        schema.TerminalOutputRequest, schema.TerminalOutputResponse
+    ](m.TERMINAL_OUTPUT)
+    release_terminal_handler = HandlerSetter[
+        schema.ReleaseTerminalRequest, schema.ReleaseTerminalResponse
+    ](m.TERMINAL_RELEASE)
+    wait_for_terminal_exit_handler = HandlerSetter[
+        schema.WaitForTerminalExitRequest, schema.WaitForTerminalExitResponse
+    ](m.TERMINAL_WAIT_FOR_EXIT)
+    kill_terminal_handler = HandlerSetter[schema.KillTerminalRequest, schema.KillTerminalResponse](
+        m.TERMINAL_KILL
+    )
+    create_elicitation_handler = HandlerSetter[
+        schema.CreateElicitationRequest, schema.CreateElicitationResponse
+    ](m.ELICITATION_CREATE)
+
+    def ext_request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
+        """Serve the extension request ``method`` (must start with ``_``); gets the raw params,
+        returns the raw result (an async builder's: or an Observable/coroutine of it; ``None``
+        answers ``{}``), run like this builder's other handlers."""
+        _callable(handler, "ext_request_handler")
+        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
         return self
 
     def request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
@@ -288,11 +333,6 @@ class ClientBuilderBase(Generic[_Client]):
                 f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
             )
         self._executor = executor
-        return self
-
-    def _ext_request(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        _callable(handler, "ext_request_handler")
-        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
         return self
 
     # ------------------------------------------------------------------ build

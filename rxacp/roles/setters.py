@@ -1,0 +1,172 @@
+"""Typed handler setters from the method table, for both roles' builders.
+
+A builder declares each typed setter once, for its sync and its async flavour::
+
+    read_text_file_handler = HandlerSetter["schema.ReadTextFileRequest",
+                                           "schema.ReadTextFileResponse"](m.FS_READ_TEXT_FILE)
+
+The row of the method table gives the setter its name (``<python_name>_handler``, checked), its
+side and models (the declared ones are checked against the row's), and its docstring; the
+builder it is read from gives the handler's type, so a type checker checks user handlers:
+
+* on a :class:`ReactiveBuilder` (``AcpClient.async_``, ``AcpAgent.async_``):
+  :data:`AsyncHandler` — ``Callable[[Req], Observable[Resp] | Awaitable[Resp] | Resp | None]``;
+* on a :class:`BlockingBuilder` (``AcpClient.sync``, ``AcpAgent.sync``): :data:`SyncHandler`
+  — ``Callable[[Req], Resp | Awaitable[Resp] | None]`` (run on the worker pool);
+
+and the setter returns the builder (``Self``), so setters chain. The builder registers the
+handler in ``_set_handler(method, fn)``.
+
+This module is *not* responsible for running handlers (``handlers.py``) or for which
+methods a role serves (each builder declares its setters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, ForwardRef, Generic, TypeAlias, TypeVar, get_args, overload
+
+import reactivex
+
+from ..schema import methods as m
+from .table_calls import table_spec
+
+__all__ = [
+    "AsyncHandler",
+    "BlockingBuilder",
+    "HandlerSetter",
+    "ReactiveBuilder",
+    "SyncHandler",
+    "TurnSetter",
+]
+
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+_ACtx = TypeVar("_ACtx")
+_SCtx = TypeVar("_SCtx")
+
+AsyncHandler: TypeAlias = Callable[
+    [_Req], reactivex.Observable[_Resp] | Awaitable[_Resp] | _Resp | None
+]
+"""An async-builder handler: takes the request model, returns an Observable of the response
+(first value answers), a coroutine, or the response itself. ``None``/empty answers ``{}`` when
+the response has no required field."""
+
+SyncHandler: TypeAlias = Callable[[_Req], _Resp | Awaitable[_Resp] | None]
+"""A sync-builder handler: runs on the worker pool (may block) and returns the response (an
+``async def`` handler's coroutine is awaited on the connection's loop)."""
+
+
+class _Builder:
+    """What a setter registers into."""
+
+    def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
+        raise NotImplementedError
+
+
+class ReactiveBuilder(_Builder):
+    """A builder whose handlers return Observables (or awaitables, or values)."""
+
+
+class BlockingBuilder(_Builder):
+    """A builder whose handlers return values and run on a worker pool."""
+
+
+_RB = TypeVar("_RB", bound=ReactiveBuilder)
+_BB = TypeVar("_BB", bound=BlockingBuilder)
+_AnyB = TypeVar("_AnyB")  # a builder of neither flavour (a shared base): untyped handlers
+
+
+def _name(ref: Any) -> str | None:
+    if ref is None or ref is type(None):
+        return None
+    if isinstance(ref, ForwardRef):
+        ref = ref.__forward_arg__
+    if isinstance(ref, str):
+        return ref.rpartition(".")[2]
+    return getattr(ref, "__name__", repr(ref))
+
+
+class HandlerSetter(Generic[_Req, _Resp]):
+    """The typed setter of one table method's handler (declared as in the module docstring;
+    ``note`` is appended to the docstring made from the table)."""
+
+    def __init__(self, method: str, note: str = "") -> None:
+        self._method = method
+        self._note = note
+        self.spec: m.MethodSpec | None = None
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        spec = m.METHODS[self._method]
+        if name != f"{spec.python_name}_handler":
+            raise TypeError(
+                f"{owner.__name__}.{name}: {spec.name}'s setter is {spec.python_name}_handler"
+            )
+        declared = get_args(getattr(self, "__orig_class__", None))
+        if len(declared) < 2:
+            raise TypeError(
+                f"{owner.__name__}.{name}: declare it as {type(self).__name__}[Req, Resp]"
+            )
+        self.spec = table_spec(spec.name, spec.side, _name(declared[0]), _name(declared[1]))
+        self._name = name
+        unstable = "Unstable: " if spec.unstable else ""
+        gate = f" (advertises ``{spec.capability}`` by default)" if spec.capability else ""
+        note = f" {self._note}" if self._note else ""
+        self.__doc__ = f"{unstable}Handle ``{spec.name}``{gate}.{note}"
+
+    def _bind(self, obj: _AnyB) -> Callable[[Callable[..., Any]], _AnyB]:
+        method, name = self._method, self._name
+
+        def set_handler(fn: Callable[..., Any]) -> _AnyB:
+            if not callable(fn):
+                raise TypeError(f"{name} takes a callable, not {type(fn).__name__}")
+            builder: _Builder = obj  # type: ignore[assignment]
+            builder._set_handler(method, fn)
+            return obj
+
+        set_handler.__name__ = name
+        set_handler.__doc__ = self.__doc__
+        return set_handler
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> HandlerSetter[_Req, _Resp]: ...
+    @overload
+    def __get__(
+        self, obj: _RB, owner: type[Any] | None = None
+    ) -> Callable[[AsyncHandler[_Req, _Resp]], _RB]: ...
+    @overload
+    def __get__(
+        self, obj: _BB, owner: type[Any] | None = None
+    ) -> Callable[[SyncHandler[_Req, _Resp]], _BB]: ...
+    @overload
+    def __get__(
+        self, obj: _AnyB, owner: type[Any] | None = None
+    ) -> Callable[[Callable[..., Any]], _AnyB]: ...
+    def __get__(self, obj: object, owner: type[Any] | None = None) -> Any:
+        return self if obj is None else self._bind(obj)
+
+
+class TurnSetter(HandlerSetter[_Req, _Resp], Generic[_Req, _Resp, _ACtx, _SCtx]):
+    """The typed setter of a handler that also gets a context (``session/prompt``:
+    ``fn(request, context)``); declared ``TurnSetter[Req, Resp, AsyncContext, SyncContext]``:
+    the async builder's handler gets the async context, the sync builder's the sync one."""
+
+    @overload  # type: ignore[override]
+    def __get__(self, obj: None, owner: type[Any]) -> TurnSetter[_Req, _Resp, _ACtx, _SCtx]: ...
+    @overload
+    def __get__(
+        self, obj: _RB, owner: type[Any] | None = None
+    ) -> Callable[
+        [Callable[[_Req, _ACtx], reactivex.Observable[_Resp] | Awaitable[_Resp] | _Resp | None]],
+        _RB,
+    ]: ...
+    @overload
+    def __get__(
+        self, obj: _BB, owner: type[Any] | None = None
+    ) -> Callable[[Callable[[_Req, _SCtx], _Resp | Awaitable[_Resp] | None]], _BB]: ...
+    @overload
+    def __get__(
+        self, obj: _AnyB, owner: type[Any] | None = None
+    ) -> Callable[[Callable[..., Any]], _AnyB]: ...
+    def __get__(self, obj: object, owner: type[Any] | None = None) -> Any:
+        return self if obj is None else self._bind(obj)

@@ -92,8 +92,11 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
     }
 
 
-class _ContextBase:
-    """What both contexts share: identity, updates and cancellation."""
+class TurnView:
+    """What every prompt context shares (v1 and v2, async and sync): the turn's identity, the
+    connection's scheduler, what the client advertised, and cancellation."""
+
+    _protocol_version = 1  # of the empty capabilities before ``initialize``
 
     def __init__(self, core: AgentCore, turn: PromptTurn) -> None:
         self._core = core
@@ -112,7 +115,9 @@ class _ContextBase:
     @property
     def client_capabilities(self) -> NegotiatedCapabilities:
         """What the client advertised in ``initialize`` (empty if it never initialized)."""
-        return self._core.client_capabilities or NegotiatedCapabilities({}, peer="client")
+        return self._core.client_capabilities or NegotiatedCapabilities(
+            {}, self._protocol_version, peer="client"
+        )
 
     @property
     def scheduler(self) -> abc.SchedulerBase:
@@ -134,6 +139,27 @@ class _ContextBase:
         """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``,
         ``CancelReason.GRACE_PERIOD``...; a ``StrEnum``: equal to ``"session/cancel"``...)."""
         return self._turn.signal.reason
+
+
+class WhenCancelled:
+    """The async contexts' (v1 and v2) Observable of the cancellation."""
+
+    _turn: Any  # the context's turn (a PromptTurn, or the v2 one)
+
+    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
+        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
+
+        work.pipe(ops.take_until(ctx.when_cancelled()))
+
+        when_cancelled()   ----------r|
+        """
+        turn: PromptTurn = self._turn
+        return turn.signal.when_cancelled()
+
+
+class _ContextBase(TurnView):
+    """What both v1 contexts share besides the turn view: updates and the client calls'
+    plumbing."""
 
     # -- updates (never block) ------------------------------------------------------------------
     def send_update(self, update: Any) -> None:
@@ -251,7 +277,7 @@ def _command_result(out: TerminalOutputResponse) -> CommandResult:
     )
 
 
-class PromptContext(_ContextBase, AsyncClientCalls):
+class PromptContext(_ContextBase, AsyncClientCalls, WhenCancelled):
     """The async handler's context: every client call is a cold :class:`AcpObservable`.
 
     The calls named after ACP methods (``read_text_file``, ``create_terminal``,
@@ -262,15 +288,6 @@ class PromptContext(_ContextBase, AsyncClientCalls):
     def to_sync(self) -> SyncPromptContext:
         """The blocking view of the same turn (for code running on a worker thread)."""
         return SyncPromptContext(self._core, self._turn)
-
-    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
-        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
-
-        work.pipe(ops.take_until(ctx.when_cancelled()))
-
-        when_cancelled()   ----------r|
-        """
-        return self._turn.signal.when_cancelled()
 
     def read_file(
         self, path: str, *, line: int | None = None, limit: int | None = None

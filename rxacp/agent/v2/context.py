@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import reactivex
@@ -28,8 +28,6 @@ from reactivex import abc
 from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
-from ...capabilities import NegotiatedCapabilities
-from ...roles.signal import CancelReason
 from ...roles.twins import Blocking
 from ...schema.v2 import (
     PlanEntry,
@@ -40,6 +38,7 @@ from ...schema.v2 import (
 )
 from ...session import AcpObservable
 from ..calls import SyncClientCalls
+from ..context import TurnView, WhenCancelled
 from .turn import PromptTurnV2
 
 if TYPE_CHECKING:
@@ -114,15 +113,9 @@ def v1_permission_to_v2(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _ContextBase:
-    def __init__(self, core: AgentCore, turn: PromptTurnV2) -> None:
-        self._core = core
-        self._turn = turn
-
-    @property
-    def session_id(self) -> str:
-        """The ACP session this turn belongs to."""
-        return self._turn.session_id
+class _ContextBase(TurnView):
+    _protocol_version = 2
+    _turn: PromptTurnV2
 
     @property
     def request(self) -> Any:
@@ -133,29 +126,6 @@ class _ContextBase:
     def message_id(self) -> str:
         """The id of the user message this prompt inserted (the ``session/prompt`` answer)."""
         return self._turn.message_id
-
-    @property
-    def client_capabilities(self) -> NegotiatedCapabilities:
-        """What the client advertised in the v2 ``initialize`` (``capabilities``)."""
-        return self._core.client_capabilities or NegotiatedCapabilities({}, 2, peer="client")
-
-    @property
-    def scheduler(self) -> abc.SchedulerBase:
-        """The connection's scheduler (timers in virtual time in tests)."""
-        return self._core.session.scheduler
-
-    def is_cancelled(self) -> bool:
-        """True once the turn is cancelled by any trigger (sticky)."""
-        return self._turn.signal.is_set()
-
-    def on_cancel(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once on cancellation (now, if already cancelled). Must not block."""
-        self._turn.signal.on_cancel(callback)
-
-    @property
-    def cancel_reason(self) -> CancelReason | None:
-        """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``...)."""
-        return self._turn.signal.reason
 
     # -- updates (never block) ------------------------------------------------------------------
     def send_update(self, update: Any) -> None:
@@ -294,21 +264,12 @@ class _ContextBase:
         return [{"optionId": o, "name": n, "kind": k} for o, n, k in pairs]
 
 
-class PromptContext(_ContextBase):
+class PromptContext(_ContextBase, WhenCancelled):
     """The async v2 handler's context: client calls are cold :class:`AcpObservable`\\ s."""
 
     def to_sync(self) -> SyncPromptContext:
         """The blocking view of the same turn."""
         return SyncPromptContext(self._core, self._turn)
-
-    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
-        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
-
-        work.pipe(ops.take_until(ctx.when_cancelled()))
-
-        when_cancelled()   ----------r|
-        """
-        return self._turn.signal.when_cancelled()
 
     def request_permission(
         self, request: RequestPermissionRequest | Mapping[str, Any]

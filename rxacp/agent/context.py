@@ -15,7 +15,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import reactivex
 from reactivex import abc
@@ -92,7 +92,10 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
     }
 
 
-class TurnView:
+_Request = TypeVar("_Request")
+
+
+class TurnView(Generic[_Request]):
     """What every prompt context shares (v1 and v2, async and sync): the turn's identity, the
     connection's scheduler, what the client advertised, and cancellation."""
 
@@ -108,9 +111,10 @@ class TurnView:
         return self._turn.session_id
 
     @property
-    def request(self) -> PromptRequest:
-        """The ``session/prompt`` request being handled."""
-        return self._turn.request
+    def request(self) -> _Request:
+        """The ``session/prompt`` request being handled (of the connection's protocol
+        version: ``rxacp.schema.PromptRequest``, or ``rxacp.schema.v2.PromptRequest``)."""
+        return cast(_Request, self._turn.request)
 
     @property
     def client_capabilities(self) -> NegotiatedCapabilities:
@@ -157,7 +161,7 @@ class WhenCancelled:
         return turn.signal.when_cancelled()
 
 
-class _ContextBase(TurnView):
+class _ContextBase(TurnView[PromptRequest]):
     """What both v1 contexts share besides the turn view: updates and the client calls'
     plumbing."""
 

@@ -113,14 +113,9 @@ def v1_permission_to_v2(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _ContextBase(TurnView):
+class _ContextBase(TurnView[Any]):
     _protocol_version = 2
     _turn: PromptTurnV2
-
-    @property
-    def request(self) -> Any:
-        """The v2 ``session/prompt`` request being handled (``rxacp.schema.v2.PromptRequest``)."""
-        return self._turn.request
 
     @property
     def message_id(self) -> str:

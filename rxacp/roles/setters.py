@@ -23,7 +23,7 @@ methods a role serves (each builder declares its setters).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ForwardRef, Generic, TypeAlias, TypeVar, get_args, overload
 
 import reactivex
@@ -89,15 +89,19 @@ def _name(ref: Any) -> str | None:
 
 class HandlerSetter(Generic[_Req, _Resp]):
     """The typed setter of one table method's handler (declared as in the module docstring;
-    ``note`` is appended to the docstring made from the table)."""
+    ``note`` is appended to the docstring made from the table; ``table``: the protocol
+    version's method table, default v1's)."""
 
-    def __init__(self, method: str, note: str = "") -> None:
+    def __init__(
+        self, method: str, note: str = "", table: Mapping[str, m.MethodSpec] = m.METHODS
+    ) -> None:
         self._method = method
         self._note = note
+        self._table = table
         self.spec: m.MethodSpec | None = None
 
     def __set_name__(self, owner: type[Any], name: str) -> None:
-        spec = m.METHODS[self._method]
+        spec = self._table[self._method]
         if name != f"{spec.python_name}_handler":
             raise TypeError(
                 f"{owner.__name__}.{name}: {spec.name}'s setter is {spec.python_name}_handler"
@@ -107,7 +111,8 @@ class HandlerSetter(Generic[_Req, _Resp]):
             raise TypeError(
                 f"{owner.__name__}.{name}: declare it as {type(self).__name__}[Req, Resp]"
             )
-        self.spec = table_spec(spec.name, spec.side, _name(declared[0]), _name(declared[1]))
+        params, result = _name(declared[0]), _name(declared[1])
+        self.spec = table_spec(spec.name, spec.side, params, result, self._table)
         self._name = name
         unstable = "Unstable: " if spec.unstable else ""
         gate = f" (advertises ``{spec.capability}`` by default)" if spec.capability else ""

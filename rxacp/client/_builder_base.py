@@ -21,7 +21,7 @@ from .. import schema
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
 from ..roles.handlers import check_ext_method, check_raw_method
-from ..roles.setters import HandlerSetter
+from ..roles.setters import BlockingBuilder, HandlerSetter
 from ..schema import (
     AcpModel,
     ClientCapabilities,
@@ -116,11 +116,11 @@ class AcpClientBuilder(Generic[_Client]):
     """Options, consumers and handlers of both client builders (:class:`AcpAsyncClientBuilder`
     and :class:`AcpSyncClientBuilder`); a handler's type depends on the builder's flavour."""
 
-    def __init__(self, transport: AcpTransport, *, blocking: bool) -> None:
+    def __init__(self, transport: AcpTransport) -> None:
         if not isinstance(transport, AcpTransport):
             raise TypeError(f"a client needs an AcpTransport, not {type(transport).__name__}")
         self._transport = transport
-        self._handlers = ClientHandlers(blocking=blocking)
+        self._handlers = ClientHandlers(blocking=isinstance(self, BlockingBuilder))
         self._request_timeout: Duration | None = 60.0
         self._prompt_timeout: Duration | None = None
         self._client_capabilities: dict[str, Any] | None = None

@@ -38,9 +38,6 @@ class AcpAsyncClientBuilder(AcpClientBuilder[AcpAsyncClient], ReactiveBuilder):
     answers at once too, after one subscription; any other Observable answers with its first
     value whenever it comes (disposed if the agent cancels the request)."""
 
-    def __init__(self, transport: AcpTransport) -> None:
-        super().__init__(transport, blocking=False)
-
     def build(self) -> AcpAsyncClient:
         """Create the client (the connection starts on the first call). Built inside a running
         asyncio loop it runs on that loop unless :meth:`event_loop` said otherwise."""
@@ -52,9 +49,6 @@ class AcpSyncClientBuilder(AcpClientBuilder[AcpSyncClient], BlockingBuilder):
     (they may block); consumers run off the loop (on a thread waiting in a blocking call of the
     client, else on its consumer thread), one notification after
     another in arrival order (they may block too: the agent is then read more slowly)."""
-
-    def __init__(self, transport: AcpTransport) -> None:
-        super().__init__(transport, blocking=True)
 
     def build(self) -> AcpSyncClient:
         """Create the client (the connection starts on the first call)."""

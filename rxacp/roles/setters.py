@@ -1,12 +1,8 @@
 """Typed handler setters from the method table, for both roles' builders.
 
-A builder declares each typed setter once, for its sync and its async flavour::
-
-    read_text_file_handler = HandlerSetter["schema.ReadTextFileRequest",
-                                           "schema.ReadTextFileResponse"](m.FS_READ_TEXT_FILE)
-
-The row of the method table gives the setter its name (``<python_name>_handler``, checked), its
-side and models (the declared ones are checked against the row's), and its docstring; the
+A builder declares each setter once for both its flavours, e.g. ``read_text_file_handler =
+HandlerSetter[ReadTextFileRequest, ReadTextFileResponse](m.FS_READ_TEXT_FILE)``. The table's row
+checks its name (``<python_name>_handler``), side and models, and gives its docstring; the
 builder it is read from gives the handler's type, so a type checker checks user handlers:
 
 * on a :class:`ReactiveBuilder` (``AcpClient.async_``, ``AcpAgent.async_``):
@@ -14,8 +10,7 @@ builder it is read from gives the handler's type, so a type checker checks user 
 * on a :class:`BlockingBuilder` (``AcpClient.sync``, ``AcpAgent.sync``): :data:`SyncHandler`
   — ``Callable[[Req], Resp | Awaitable[Resp] | None]`` (run on the worker pool);
 
-and the setter returns the builder (``Self``), so setters chain. The builder registers the
-handler in ``_set_handler(method, fn)``.
+and the setter returns the builder, so setters chain (registered by ``_set_handler``).
 
 This module is *not* responsible for running handlers (``handlers.py``) or for which
 methods a role serves (each builder declares its setters).

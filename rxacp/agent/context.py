@@ -144,6 +144,26 @@ class TurnView(Generic[_Request]):
         ``CancelReason.GRACE_PERIOD``...; a ``StrEnum``: equal to ``"session/cancel"``...)."""
         return self._turn.signal.reason
 
+    def start_tool_call(
+        self,
+        title: str,
+        *,
+        kind: str | None = None,
+        status: str = "pending",
+        tool_call_id: str | None = None,
+        **fields: Any,
+    ) -> str:
+        """Announce a tool call and return its id (v1: a ``tool_call`` update; v2: the first
+        ``tool_call_update`` of the id, which creates it)."""
+        call_id = tool_call_id or f"call_{next(_tool_ids)}"
+        self._announce_tool_call(call_id, title, kind, status, fields)
+        return call_id
+
+    def _announce_tool_call(
+        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
+    ) -> None:
+        raise NotImplementedError
+
 
 class WhenCancelled:
     """The async contexts' (v1 and v2) Observable of the cancellation."""
@@ -210,21 +230,12 @@ class _ContextBase(TurnView[PromptRequest]):
         ]
         self._turn.send_update(Plan(entries=items))
 
-    def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: str | None = None,
-        status: str = "pending",
-        tool_call_id: str | None = None,
-        **fields: Any,
-    ) -> str:
-        """Announce a tool call (``tool_call`` update) and return its id."""
-        call_id = tool_call_id or f"call_{next(_tool_ids)}"
+    def _announce_tool_call(
+        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
+    ) -> None:
         self._turn.send_update(
             ToolCall(tool_call_id=call_id, title=title, kind=kind, status=status, **fields)
         )
-        return call_id
 
     def update_tool_call(self, tool_call_id: str, **fields: Any) -> None:
         """Report progress or results of a tool call (``tool_call_update``); only changed fields."""

@@ -18,7 +18,6 @@ Not responsible for when the turn ends (``turn.py``).
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -45,8 +44,6 @@ if TYPE_CHECKING:
     from ..core import AgentCore
 
 __all__ = ["PromptContext", "SyncPromptContext", "v1_permission_to_v2", "v1_update_to_v2"]
-
-_tool_ids = itertools.count(1)
 
 
 def _selected(response: RequestPermissionResponse) -> str | None:
@@ -187,22 +184,12 @@ class _ContextBase(TurnView[Any]):
             }
         )
 
-    def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: str | None = None,
-        status: str = "pending",
-        tool_call_id: str | None = None,
-        **fields: Any,
-    ) -> str:
-        """Announce a tool call (the first ``tool_call_update`` of its id creates it); returns
-        the id."""
-        call_id = tool_call_id or f"call_{next(_tool_ids)}"
+    def _announce_tool_call(
+        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
+    ) -> None:
         if kind is not None:
             fields["kind"] = kind
         self.update_tool_call(call_id, title=title, status=status, **fields)
-        return call_id
 
     def update_tool_call(self, tool_call_id: str, **fields: Any) -> None:
         """Patch a tool call (``tool_call_update``): a field given is replaced, ``None``

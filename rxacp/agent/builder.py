@@ -20,8 +20,7 @@ from reactivex import abc
 
 from .. import schema
 from .._durations import Duration, to_seconds
-from ..roles.handlers import check_ext_method, check_raw_method
-from ..roles.setters import BlockingBuilder, HandlerSetter, ReactiveBuilder, TurnSetter
+from ..roles.setters import BlockingBuilder, HandlerSetter, ReactiveBuilder, RoleBuilder, TurnSetter
 from ..schema import (
     AgentCapabilities,
     Implementation,
@@ -58,7 +57,7 @@ _AGENT_RESERVED = {
 """Methods a raw handler may not take over on the agent side (their rules are the SDK's)."""
 
 
-class AcpAgentBuilder(Generic[_A]):
+class AcpAgentBuilder(RoleBuilder, Generic[_A]):
     """Options and handlers shared by both builders."""
 
     def __init__(self, transport: AcpTransport) -> None:
@@ -201,8 +200,14 @@ class AcpAgentBuilder(Generic[_A]):
         return self
 
     # -- handlers (typed from the method table: rxacp.roles.setters) ----------------------------
+    _reserved = _AGENT_RESERVED
+
     def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self._config.handlers[method] = fn
+
+    def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
+        config = self._config
+        (config.ext_notifications if notification else config.ext_requests)[method] = fn
 
     initialize_handler = HandlerSetter[schema.InitializeRequest, schema.InitializeResponse](
         m.INITIALIZE, "Default: protocol 1, agent info, capabilities from the handlers."
@@ -261,40 +266,6 @@ class AcpAgentBuilder(Generic[_A]):
         "stdio, ``benchmarks/README.md``). Return an Observable where the handler waits "
         "(client calls, timers).",
     )
-
-    def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
-        check_ext_method(method, "ext_request_handler")
-        self._config.ext_requests[method] = fn
-        return self
-
-    def ext_notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """An extension notification (``method`` must start with ``_``)."""
-        check_ext_method(method, "ext_notification_handler")
-        self._config.ext_notifications[method] = fn
-        return self
-
-    def request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """A raw handler for any request ``method`` (Java ``requestHandler``): ``fn(params)``
-        gets the params as raw JSON and returns the result (a model, a dict or ``None`` →
-        ``{}``), run like this builder's other handlers. Overrides a typed handler of the same
-        method; ``initialize``, ``session/prompt`` and ``$/`` methods are refused (the SDK
-        implements their protocol rules: use the typed setters)."""
-        if not callable(fn):
-            raise TypeError(f"request_handler needs a callable, got {fn!r}")
-        method = check_raw_method(method, "request_handler", _AGENT_RESERVED)
-        self._config.ext_requests[method] = fn
-        return self
-
-    def notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """A raw handler for any notification ``method`` (Java ``notificationHandler``):
-        ``fn(params)`` gets raw JSON; notifications run in arrival order. ``session/cancel``
-        and ``$/`` methods are refused (use ``cancel_handler``)."""
-        if not callable(fn):
-            raise TypeError(f"notification_handler needs a callable, got {fn!r}")
-        method = check_raw_method(method, "notification_handler", _AGENT_RESERVED)
-        self._config.ext_notifications[method] = fn
-        return self
 
     def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
         """Run blocking (``def``) handlers on ``executor`` instead of rxacp's worker pool (Java

@@ -20,8 +20,7 @@ from reactivex import abc
 from .. import schema
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
-from ..roles.handlers import check_ext_method, check_raw_method
-from ..roles.setters import BlockingBuilder, HandlerSetter
+from ..roles.setters import BlockingBuilder, HandlerSetter, RoleBuilder
 from ..schema import (
     AcpModel,
     ClientCapabilities,
@@ -112,7 +111,7 @@ _CLIENT_RESERVED = {
 """Methods a raw handler may not take over on the client side (their rules are the SDK's)."""
 
 
-class AcpClientBuilder(Generic[_Client]):
+class AcpClientBuilder(RoleBuilder, Generic[_Client]):
     """Options, consumers and handlers of both client builders (:class:`AcpAsyncClientBuilder`
     and :class:`AcpSyncClientBuilder`); a handler's type depends on the builder's flavour."""
 
@@ -241,20 +240,11 @@ class AcpClientBuilder(Generic[_Client]):
         self._handlers.elicitation_complete_consumers.append(consumer)
         return self
 
-    def ext_notification_handler(
-        self,
-        method: str,
-        handler: Callable[[Any], reactivex.Observable[Any] | Awaitable[Any] | None],
-    ) -> Self:
-        """Handle the extension notification ``method`` (starts with ``_``); gets the raw params.
+    _reserved = _CLIENT_RESERVED
 
-        Runs on the connection's loop, in order with other notifications; must not block.
-        """
-        _callable(handler, "ext_notification_handler")
-        self._handlers.ext_notifications[check_ext_method(method, "ext_notification_handler")] = (
-            handler
-        )
-        return self
+    def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
+        handlers = self._handlers
+        (handlers.ext_notifications if notification else handlers.ext_requests)[method] = fn
 
     def _set_handler(self, method: str, handler: Callable[..., Any]) -> None:
         _callable(handler, f"{m.METHODS[method].python_name}_handler")
@@ -294,35 +284,6 @@ class AcpClientBuilder(Generic[_Client]):
     create_elicitation_handler = HandlerSetter[
         schema.CreateElicitationRequest, schema.CreateElicitationResponse
     ](m.ELICITATION_CREATE)
-
-    def ext_request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        """Serve the extension request ``method`` (must start with ``_``); gets the raw params,
-        returns the raw result (an async builder's: or an Observable/coroutine of it; ``None``
-        answers ``{}``), run like this builder's other handlers."""
-        _callable(handler, "ext_request_handler")
-        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
-        return self
-
-    def request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        """A raw handler for any agent→client request ``method`` (Java ``requestHandler``):
-        gets the params as raw JSON, returns the result (raw JSON or a model; ``None``
-        answers ``{}``), run like this builder's other handlers (the sync builder's on the
-        worker pool). Overrides a typed handler of the same method. ``session/request_permission``
-        and ``$/`` methods are refused (rxacp answers pending permissions on cancel: use
-        ``request_permission_handler``)."""
-        _callable(handler, "request_handler")
-        method = check_raw_method(method, "request_handler", _CLIENT_RESERVED)
-        self._handlers.ext_requests[method] = handler
-        return self
-
-    def notification_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        """A raw handler for any agent→client notification ``method`` (Java
-        ``notificationHandler``); gets raw JSON, in arrival order (the sync client's on its
-        consumer thread). ``session/update`` is refused: use ``session_update_consumer``."""
-        _callable(handler, "notification_handler")
-        method = check_raw_method(method, "notification_handler", _CLIENT_RESERVED)
-        self._handlers.ext_notifications[method] = handler
-        return self
 
     def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
         """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker

@@ -26,7 +26,7 @@ exist (the client and agent layers decide; they pass a ``before`` hook for their
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import pydantic
@@ -86,7 +86,7 @@ def check_ext_method(method: Any, where: str = "") -> str:
     return method
 
 
-def check_raw_method(method: Any, where: str, reserved: dict[str, str]) -> str:
+def check_raw_method(method: Any, where: str, reserved: Mapping[str, str]) -> str:
     """Return ``method`` if a raw handler may serve it, else raise ``ValueError``.
 
     Any JSON-RPC method name is allowed except ``$/`` methods (the engine's) and ``reserved``,

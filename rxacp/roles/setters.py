@@ -19,11 +19,12 @@ methods a role serves (each builder declares its setters).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ForwardRef, Generic, TypeAlias, TypeVar, get_args, overload
+from typing import Any, ClassVar, ForwardRef, Generic, Self, TypeAlias, TypeVar, get_args, overload
 
 import reactivex
 
 from ..schema import methods as m
+from .handlers import check_ext_method, check_raw_method
 from .table_calls import table_spec
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "BlockingBuilder",
     "HandlerSetter",
     "ReactiveBuilder",
+    "RoleBuilder",
     "SyncHandler",
     "TurnSetter",
 ]
@@ -52,18 +54,58 @@ SyncHandler: TypeAlias = Callable[[_Req], _Resp | Awaitable[_Resp] | None]
 ``async def`` handler's coroutine is awaited on the connection's loop)."""
 
 
-class _Builder:
-    """What a setter registers into."""
+class RoleBuilder:
+    """What a setter registers into, and the raw registrations both roles' builders have."""
+
+    _reserved: ClassVar[Mapping[str, str]] = {}
+    """Methods a raw handler may not take over (their rules are the SDK's) -> the API to use."""
 
     def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         raise NotImplementedError
 
+    def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
+        raise NotImplementedError
 
-class ReactiveBuilder(_Builder):
+    def _raw(self, where: str, method: Any, fn: Any, notification: bool, ext: bool) -> Self:
+        if not callable(fn):
+            raise TypeError(f"{where} takes a callable, not {type(fn).__name__}")
+        if ext:
+            method = check_ext_method(method, where)
+        else:
+            method = check_raw_method(method, where, self._reserved)
+        self._set_raw(method, fn, notification)
+        return self
+
+    def request_handler(self, method: str, fn: Callable[[Any], Any]) -> Self:
+        """A raw handler for any request ``method`` the peer sends (Java ``requestHandler``):
+        ``fn(params)`` gets the params as raw JSON and returns the result (raw JSON or a model;
+        ``None`` answers ``{}``), run like this builder's other handlers. Overrides a typed
+        handler of the same method. ``$/`` methods and those whose protocol rules the SDK
+        implements are refused (the error names the typed API to use)."""
+        return self._raw("request_handler", method, fn, notification=False, ext=False)
+
+    def notification_handler(self, method: str, fn: Callable[[Any], Any]) -> Self:
+        """A raw handler for any notification ``method`` (Java ``notificationHandler``):
+        ``fn(params)`` gets raw JSON, in arrival order; refused as :meth:`request_handler`."""
+        return self._raw("notification_handler", method, fn, notification=True, ext=False)
+
+    def ext_request_handler(self, method: str, fn: Callable[[Any], Any]) -> Self:
+        """Serve the extension request ``method`` (must start with ``_``): ``fn(params)`` gets
+        the raw params and returns the raw result (``None`` answers ``{}``), run like this
+        builder's other handlers."""
+        return self._raw("ext_request_handler", method, fn, notification=False, ext=True)
+
+    def ext_notification_handler(self, method: str, fn: Callable[[Any], Any]) -> Self:
+        """Handle the extension notification ``method`` (must start with ``_``): ``fn(params)``
+        gets the raw params, in arrival order with the other notifications."""
+        return self._raw("ext_notification_handler", method, fn, notification=True, ext=True)
+
+
+class ReactiveBuilder(RoleBuilder):
     """A builder whose handlers return Observables (or awaitables, or values)."""
 
 
-class BlockingBuilder(_Builder):
+class BlockingBuilder(RoleBuilder):
     """A builder whose handlers return values and run on a worker pool."""
 
 
@@ -120,7 +162,7 @@ class HandlerSetter(Generic[_Req, _Resp]):
         def set_handler(fn: Callable[..., Any]) -> _AnyB:
             if not callable(fn):
                 raise TypeError(f"{name} takes a callable, not {type(fn).__name__}")
-            builder: _Builder = obj  # type: ignore[assignment]
+            builder: RoleBuilder = obj  # type: ignore[assignment]
             builder._set_handler(method, fn)
             return obj
 

@@ -12,18 +12,14 @@ This module is *not* responsible for when a turn ends or what it answers (``turn
 from __future__ import annotations
 
 import functools
-import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any
 
 import reactivex
-from reactivex import abc
 from reactivex import operators as ops
 from reactivex.subject import AsyncSubject
 
-from ..capabilities import NegotiatedCapabilities
-from ..roles.signal import CancelReason
 from ..roles.twins import Blocking
 from ..schema import (
     AgentMessageChunk,
@@ -37,7 +33,6 @@ from ..schema import (
     ReadTextFileResponse,
     ReleaseTerminalRequest,
     RequestPermissionRequest,
-    RequestPermissionResponse,
     SessionNotification,
     TerminalOutputResponse,
     TextContent,
@@ -50,13 +45,12 @@ from ..schema._capabilities import UPDATE_CAPABILITIES
 from ..session import AcpObservable
 from .calls import AsyncClientCalls, SyncClientCalls
 from .turn import PromptTurn
+from .turn_view import TurnView, WhenCancelled, allowed, chosen, tool_ids
 
 if TYPE_CHECKING:
     from .core import AgentCore
 
 __all__ = ["CommandResult", "PromptContext", "SyncPromptContext"]
-
-_tool_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -67,14 +61,6 @@ class CommandResult:
     exit_code: int | None
     signal: str | None
     truncated: bool
-
-
-def _selected_option(response: RequestPermissionResponse) -> str | None:
-    outcome = response.outcome
-    if getattr(outcome, "outcome", None) == "selected":
-        option_id = getattr(outcome, "option_id", None)
-        return option_id if isinstance(option_id, str) else None
-    return None
 
 
 def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
@@ -90,95 +76,6 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
         "messageId": message_id,
         "sessionUpdate": kind,
     }
-
-
-_Request = TypeVar("_Request")
-
-
-class TurnView(Generic[_Request]):
-    """What every prompt context shares (v1 and v2, async and sync): the turn's identity, the
-    connection's scheduler, what the client advertised, and cancellation."""
-
-    _protocol_version = 1  # of the empty capabilities before ``initialize``
-
-    def __init__(self, core: AgentCore, turn: PromptTurn) -> None:
-        self._core = core
-        self._turn = turn
-
-    @property
-    def session_id(self) -> str:
-        """The ACP session this turn belongs to."""
-        return self._turn.session_id
-
-    @property
-    def request(self) -> _Request:
-        """The ``session/prompt`` request being handled (of the connection's protocol
-        version: ``rxacp.schema.PromptRequest``, or ``rxacp.schema.v2.PromptRequest``)."""
-        return cast(_Request, self._turn.request)
-
-    @property
-    def client_capabilities(self) -> NegotiatedCapabilities:
-        """What the client advertised in ``initialize`` (empty if it never initialized)."""
-        return self._core.client_capabilities or NegotiatedCapabilities(
-            {}, self._protocol_version, peer="client"
-        )
-
-    @property
-    def scheduler(self) -> abc.SchedulerBase:
-        """The connection's scheduler: use it for timers in handlers so tests can drive them
-        in virtual time (``reactivex.timer(1.0, scheduler=ctx.scheduler)``)."""
-        return self._core.session.scheduler
-
-    # -- cancellation ------------------------------------------------------------------------
-    def is_cancelled(self) -> bool:
-        """True once the turn is cancelled by any trigger (sticky). Poll it between steps."""
-        return self._turn.signal.is_set()
-
-    def on_cancel(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once on cancellation (now, if already cancelled). Must not block."""
-        self._turn.signal.on_cancel(callback)
-
-    @property
-    def cancel_reason(self) -> CancelReason | None:
-        """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``,
-        ``CancelReason.GRACE_PERIOD``...; a ``StrEnum``: equal to ``"session/cancel"``...)."""
-        return self._turn.signal.reason
-
-    def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: str | None = None,
-        status: str = "pending",
-        tool_call_id: str | None = None,
-        **fields: Any,
-    ) -> str:
-        """Announce a tool call and return its id (v1: a ``tool_call`` update; v2: the first
-        ``tool_call_update`` of the id, which creates it)."""
-        call_id = tool_call_id or f"call_{next(_tool_ids)}"
-        self._announce_tool_call(call_id, title, kind, status, fields)
-        return call_id
-
-    def _announce_tool_call(
-        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
-    ) -> None:
-        raise NotImplementedError
-
-
-class WhenCancelled:
-    """The async contexts' (v1 and v2) Observable of the cancellation."""
-
-    _turn: Any  # the context's turn (a PromptTurn, or the v2 one)
-
-    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
-        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
-
-        work.pipe(ops.take_until(ctx.when_cancelled()))
-
-        when_cancelled()   ----------r|
-        """
-        turn: PromptTurn = self._turn
-        return turn.signal.when_cancelled()
 
 
 class _ContextBase(TurnView[PromptRequest]):
@@ -256,7 +153,7 @@ class _ContextBase(TurnView[PromptRequest]):
     ) -> RequestPermissionRequest:
         return RequestPermissionRequest(
             session_id=self.session_id,
-            tool_call=ToolCallUpdate(tool_call_id=f"permission_{next(_tool_ids)}", title=title),
+            tool_call=ToolCallUpdate(tool_call_id=f"permission_{next(tool_ids)}", title=title),
             options=list(options),
         )
 
@@ -276,10 +173,6 @@ def _choices(options: tuple[str | Sequence[str], ...]) -> tuple[str, ...]:
     if not options or not all(isinstance(o, str) for o in options):
         raise TypeError(f"ask_choice options must be texts (str), got {options!r}")
     return options  # type: ignore[return-value]  # checked above: every item is a str
-
-
-def _allowed(response: RequestPermissionResponse) -> bool:
-    return _selected_option(response) == "allow"
 
 
 def _command_result(out: TerminalOutputResponse) -> CommandResult:
@@ -321,7 +214,7 @@ class PromptContext(_ContextBase, AsyncClientCalls, WhenCancelled):
             PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
         ]
         request = self._permission_request(action, options)
-        return self.request_permission(request).pipe(ops.map(_allowed))
+        return self.request_permission(request).pipe(ops.map(allowed))
 
     def ask_choice(self, question: str, *options: str | Sequence[str]) -> AcpObservable[str | None]:
         """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled.
@@ -335,14 +228,8 @@ class PromptContext(_ContextBase, AsyncClientCalls, WhenCancelled):
             for i, text in enumerate(options)
         ]
 
-        def chosen(response: RequestPermissionResponse) -> str | None:
-            selected = _selected_option(response)
-            if selected is not None and selected.isdigit() and int(selected) < len(options):
-                return options[int(selected)]
-            return None
-
         request = self._permission_request(question, perm)
-        return self.request_permission(request).pipe(ops.map(chosen))
+        return self.request_permission(request).pipe(ops.map(chosen(options)))
 
     def execute(
         self,

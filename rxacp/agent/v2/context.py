@@ -37,25 +37,13 @@ from ...schema.v2 import (
 )
 from ...session import AcpObservable
 from ..calls import SyncClientCalls
-from ..context import TurnView, WhenCancelled
+from ..turn_view import TurnView, WhenCancelled, allowed, chosen
 from .turn import PromptTurnV2
 
 if TYPE_CHECKING:
     from ..core import AgentCore
 
 __all__ = ["PromptContext", "SyncPromptContext", "v1_permission_to_v2", "v1_update_to_v2"]
-
-
-def _selected(response: RequestPermissionResponse) -> str | None:
-    outcome = response.to_wire().get("outcome") or {}
-    if outcome.get("outcome") == "selected":
-        option = outcome.get("optionId")
-        return option if isinstance(option, str) else None
-    return None  # cancelled, or an outcome this SDK does not know: never an approval (spec)
-
-
-def _allowed(response: RequestPermissionResponse) -> bool:
-    return _selected(response) == "allow"
 
 
 def _is_v1(value: Any) -> bool:
@@ -267,20 +255,14 @@ class PromptContext(_ContextBase, WhenCancelled):
             [("allow", "Allow", "allow_once"), ("reject", "Reject", "reject_once")]
         )
         source = self.request_permission({"title": action, "options": options})
-        return cast(AcpObservable[bool], source.pipe(ops.map(_allowed)))
+        return cast(AcpObservable[bool], source.pipe(ops.map(allowed)))
 
     def ask_choice(self, question: str, options: Sequence[str]) -> AcpObservable[str | None]:
         """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled."""
         perm = self._options([(str(i), text, "allow_once") for i, text in enumerate(options)])
 
-        def chosen(response: RequestPermissionResponse) -> str | None:
-            selected = _selected(response)
-            if selected is not None and selected.isdigit() and int(selected) < len(options):
-                return options[int(selected)]
-            return None
-
         source = self.request_permission({"title": question, "options": perm})
-        return cast(AcpObservable[str | None], source.pipe(ops.map(chosen)))
+        return cast(AcpObservable[str | None], source.pipe(ops.map(chosen(options))))
 
 
 class SyncPromptContext(_ContextBase):

@@ -12,11 +12,8 @@ configuration to :class:`AcpAsyncAgent` / :class:`AcpSyncAgent`.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
-
-from reactivex import abc
 
 from .. import schema
 from .._durations import Duration, to_seconds
@@ -66,12 +63,6 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
         self._config = AgentConfig(transport)
 
     # -- options -------------------------------------------------------------------------------
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of agent→client requests (default 60 s; ``0`` disables)."""
-        to_seconds(timeout, name="request_timeout")
-        self._config.request_timeout = timeout
-        return self
-
     def human_request_timeout(self, timeout: Duration | None) -> Self:
         """Timeout of the agent→client requests a person answers: ``session/request_permission``
         and ``elicitation/create`` (default: the ``request_timeout``, 60 s; ``0`` or ``None``
@@ -116,25 +107,9 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
         self._config.max_prompt_duration = timeouts.max_prompt_duration
         return self
 
-    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
-        """The scheduler of every timer (tests pass ``reactivex.testing.TestScheduler``)."""
-        self._config.scheduler = scheduler
-        return self
-
     def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
         """Run the connection on a loop you already run (default: its own daemon thread)."""
         self._config.loop = loop
-        return self
-
-    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
-        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``):
-        the agent continues the client's trace from ``params._meta.traceparent``.
-
-        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
-        set when the agent is built; ``tracing(False)`` turns it off; ``tracer_provider``
-        uses that provider instead of the global one."""
-        self._config.tracing = bool(enabled)
-        self._config.tracer_provider = tracer_provider
         return self
 
     def max_workers(self, count: int) -> Self:
@@ -202,6 +177,9 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
     # -- handlers (typed from the method table: rxacp.roles.setters) ----------------------------
     _reserved = _AGENT_RESERVED
 
+    def _set_option(self, name: str, value: Any) -> None:
+        setattr(self._config, name, value)
+
     def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self._config.handlers[method] = fn
 
@@ -266,17 +244,6 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
         "stdio, ``benchmarks/README.md``). Return an Observable where the handler waits "
         "(client calls, timers).",
     )
-
-    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
-        """Run blocking (``def``) handlers on ``executor`` instead of rxacp's worker pool (Java
-        ``SyncSpec.handlerExecutor``); ``max_workers`` is then unused. The application owns
-        the executor (rxacp never shuts it down); an abandoned handler keeps its thread."""
-        if not isinstance(executor, concurrent.futures.Executor):
-            raise TypeError(
-                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
-            )
-        self._config.executor = executor
-        return self
 
     def build(self) -> _A:
         """Create the agent (not started: call ``start()`` or ``run()``)."""

@@ -134,16 +134,6 @@ class AcpClientBuilder(RoleBuilder, Generic[_Client]):
         self._built = False
 
     # ------------------------------------------------------------------ options
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of every request but ``session/prompt`` (default 60 s; ``0``/``None``: off).
-
-        A timeout disposes the request (the agent gets ``$/cancel_request``) and errors with
-        :class:`~rxacp.errors.AcpTimeoutException`.
-        """
-        to_seconds(timeout, name="request_timeout")
-        self._request_timeout = timeout
-        return self
-
     def prompt_timeout(self, timeout: Duration | None) -> Self:
         """Bound of one prompt turn (off by default; ``0``/``None``: off)."""
         to_seconds(timeout, name="prompt_timeout")
@@ -173,12 +163,6 @@ class AcpClientBuilder(RoleBuilder, Generic[_Client]):
         permission handler get :mod:`rxacp.schema.v2` models and a prompt turn completes on
         the ``idle`` ``state_update``; see ``docs/v2.md``. Off by default (v1 only)."""
         self._protocol_v2 = bool(enabled)
-        return self
-
-    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
-        """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
-        ``reactivex.testing.TestScheduler`` for virtual time)."""
-        self._scheduler = scheduler
         return self
 
     def event_loop(self, loop: asyncio.AbstractEventLoop | None) -> Self:
@@ -214,16 +198,6 @@ class AcpClientBuilder(RoleBuilder, Generic[_Client]):
         self._handlers.update_consumers.append(consumer)
         return self
 
-    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
-        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``).
-
-        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
-        set when the client is built; ``tracing(False)`` turns it off; ``tracer_provider``
-        uses that provider instead of the global one."""
-        self._tracing = bool(enabled)
-        self._tracer_provider = tracer_provider
-        return self
-
     def track_session_states(self, enabled: bool = True) -> Self:
         """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
         from its updates as they arrive, from the first update on (``session_state(sid)``
@@ -245,6 +219,9 @@ class AcpClientBuilder(RoleBuilder, Generic[_Client]):
     def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
         handlers = self._handlers
         (handlers.ext_notifications if notification else handlers.ext_requests)[method] = fn
+
+    def _set_option(self, name: str, value: Any) -> None:
+        setattr(self, f"_{name}", value)
 
     def _set_handler(self, method: str, handler: Callable[..., Any]) -> None:
         _callable(handler, f"{m.METHODS[method].python_name}_handler")
@@ -285,18 +262,6 @@ class AcpClientBuilder(RoleBuilder, Generic[_Client]):
         schema.CreateElicitationRequest, schema.CreateElicitationResponse
     ](m.ELICITATION_CREATE)
 
-    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
-        """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker
-        pool (Java ``SyncSpec.handlerExecutor``). The application owns the executor (rxacp
-        never shuts it down). Consumers stay off the executor (ordered, see ``AcpSyncClient``)."""
-        if not isinstance(executor, concurrent.futures.Executor):
-            raise TypeError(
-                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
-            )
-        self._executor = executor
-        return self
-
-    # ------------------------------------------------------------------ build
     def _build_async(self, *, on_running_loop: bool = False) -> AcpAsyncClient:
         if self._built:
             raise RuntimeError("this builder already built a client (a transport is single-use)")

@@ -18,11 +18,14 @@ methods a role serves (each builder declares its setters).
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, ForwardRef, Generic, Self, TypeAlias, TypeVar, get_args, overload
 
 import reactivex
+from reactivex import abc
 
+from .._durations import Duration, to_seconds
 from ..schema import methods as m
 from .handlers import check_ext_method, check_raw_method
 from .table_calls import table_spec
@@ -62,6 +65,50 @@ class RoleBuilder:
 
     def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         raise NotImplementedError
+
+    def _set_option(self, name: str, value: Any) -> None:
+        raise NotImplementedError
+
+    # -- the options both roles have ---------------------------------------------------------
+    def request_timeout(self, timeout: Duration | None) -> Self:
+        """Timeout of every request this side sends but a client's ``session/prompt`` (which
+        ``prompt_timeout`` bounds): default 60 s; ``0``/``None``: off. A timeout disposes the
+        request (the peer gets ``$/cancel_request``) and errors with
+        :class:`~rxacp.errors.AcpTimeoutException`."""
+        to_seconds(timeout, name="request_timeout")
+        self._set_option("request_timeout", timeout)
+        return self
+
+    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
+        """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
+        ``reactivex.testing.TestScheduler`` for virtual time)."""
+        self._set_option("scheduler", scheduler)
+        return self
+
+    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
+        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``;
+        an agent continues the client's trace from ``params._meta.traceparent``).
+
+        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
+        set when the connection is built; ``tracing(False)`` turns it off; ``tracer_provider``
+        uses that provider instead of the global one."""
+        self._set_option("tracing", bool(enabled))
+        self._set_option("tracer_provider", tracer_provider)
+        return self
+
+    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
+        """Run blocking (``def``) handlers on ``executor`` instead of rxacp's worker pool (Java
+        ``SyncSpec.handlerExecutor``; an agent's ``max_workers`` is then unused). The
+        application owns the executor (rxacp never shuts it down); an abandoned handler keeps
+        its thread. A sync client's consumers stay off it (ordered, see ``AcpSyncClient``)."""
+        if not isinstance(executor, concurrent.futures.Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+            )
+        self._set_option("executor", executor)
+        return self
+
+    # -- raw registrations -------------------------------------------------------------------
 
     def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
         raise NotImplementedError

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from .. import schema
 from .._durations import Duration, to_seconds
-from ..roles.setters import BlockingBuilder, HandlerSetter, ReactiveBuilder, RoleBuilder, TurnSetter
+from ..roles.builders import (
+    BlockingBuilder,
+    HandlerSetter,
+    ReactiveBuilder,
+    RoleBuilder,
+    TurnSetter,
+)
 from ..schema import (
     AgentCapabilities,
     Implementation,
@@ -174,7 +180,7 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
         self._config.protocol_versions = wanted
         return self
 
-    # -- handlers (typed from the method table: rxacp.roles.setters) ----------------------------
+    # -- handlers (typed from the method table: rxacp.roles.builders) ----------------------------
     _reserved = _AGENT_RESERVED
 
     def _set_option(self, name: str, value: Any) -> None:

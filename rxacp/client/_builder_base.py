@@ -1,6 +1,6 @@
 """:class:`AcpClientBuilder`: the one definition of both client builders — connection options,
 consumers, raw handlers, the typed handler setters (one per agent→client method, from the method
-table: :mod:`rxacp.roles.setters`, typed per flavour) and the build of the connection.
+table: :mod:`rxacp.roles.builders`, typed per flavour) and the build of the connection.
 
 This module is *not* responsible for the two flavours or the public factory (``builder.py``),
 nor for dispatching what is registered (``handlers.py``).
@@ -20,7 +20,7 @@ from reactivex import abc
 from .. import schema
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
-from ..roles.setters import BlockingBuilder, HandlerSetter, RoleBuilder
+from ..roles.builders import BlockingBuilder, HandlerSetter, RoleBuilder
 from ..schema import (
     AcpModel,
     ClientCapabilities,

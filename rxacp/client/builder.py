@@ -4,7 +4,7 @@
 Observables) and ``AcpClient.sync(transport)`` an :class:`AcpSyncClientBuilder` (handlers return
 values and run on a worker pool). Both are one definition,
 :class:`AcpClientBuilder` (``_builder_base.py``): its typed
-handler setters come from the method table (:mod:`rxacp.roles.setters`), typed per flavour.
+handler setters come from the method table (:mod:`rxacp.roles.builders`), typed per flavour.
 
 This module is *not* responsible for the calls themselves (``async_client.py``,
 ``sync_client.py``) or for dispatching agent→client requests (``handlers.py``).
@@ -13,7 +13,7 @@ This module is *not* responsible for the calls themselves (``async_client.py``,
 from __future__ import annotations
 
 from .._durations import to_seconds
-from ..roles.setters import AsyncHandler, BlockingBuilder, ReactiveBuilder, SyncHandler
+from ..roles.builders import AsyncHandler, BlockingBuilder, ReactiveBuilder, SyncHandler
 from ..transport.base import AcpTransport
 from ._builder_base import AcpClientBuilder
 from .async_client import AcpAsyncClient

@@ -1,4 +1,4 @@
-"""Typed handler setters from the method table (``rxacp.roles.setters``), for both roles.
+"""Typed handler setters from the method table (``rxacp.roles.builders``), for both roles.
 
 This file is type-checked by ``mypy --strict`` (CI): the correctly typed handlers below pass,
 and each wrongly typed one carries a ``type: ignore[arg-type]`` that mypy would report as
@@ -15,7 +15,7 @@ import reactivex
 
 from rxacp.agent import AcpAgent, AsyncAgentBuilder, PromptContext, SyncPromptContext
 from rxacp.client import AcpClient, AcpSyncClientBuilder
-from rxacp.roles.setters import BlockingBuilder, HandlerSetter
+from rxacp.roles.builders import BlockingBuilder, HandlerSetter
 from rxacp.schema import (
     NewSessionRequest,
     NewSessionResponse,

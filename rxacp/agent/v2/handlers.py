@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
 
-from ...roles.setters import HandlerSetter
+from ...roles.builders import HandlerSetter
 from ...schema import methods as m
 from ...schema import v2
 from ...schema.v2 import AgentCapabilities, AuthMethod, Implementation
@@ -89,7 +89,7 @@ class AgentHandlers:
                 "auth/logout (login_handler and logout_handler)"
             )
 
-    # -- handlers (from the v2 method table: rxacp.roles.setters) -------------------------------
+    # -- handlers (from the v2 method table: rxacp.roles.builders) -------------------------------
     def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self.handlers[method] = fn
 

@@ -1,4 +1,5 @@
-"""Typed handler setters from the method table, for both roles' builders.
+"""The builder kit both roles share: :class:`RoleBuilder` (the options and raw registrations
+the client and agent builders both have) and typed handler setters from the method table.
 
 A builder declares each setter once for both its flavours, e.g. ``read_text_file_handler =
 HandlerSetter[ReadTextFileRequest, ReadTextFileResponse](m.FS_READ_TEXT_FILE)``. The table's row
@@ -12,8 +13,8 @@ builder it is read from gives the handler's type, so a type checker checks user 
 
 and the setter returns the builder, so setters chain (registered by ``_set_handler``).
 
-This module is *not* responsible for running handlers (``handlers.py``) or for which
-methods a role serves (each builder declares its setters).
+This module is *not* responsible for running handlers (``handlers.py``), for which methods a
+role serves (each builder declares its setters) or for a role's own options.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ OUT="${1:-${ROOT}/build/api}"
 cd "${ROOT}"
 python -W error -W "ignore:Error parsing type annotation:UserWarning" -m pdoc \
   rxacp rxacp.client rxacp.agent rxacp.agent.support rxacp.session rxacp.transport \
+  rxacp.roles rxacp.roles.builders rxacp.roles.twins \
   rxacp.schema rxacp.testing rxacp.errors rxacp.capabilities rxacp.jsonrpc \
   --docformat restructuredtext -o "${OUT}"
 echo "API reference: ${OUT}/index.html"

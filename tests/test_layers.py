@@ -18,8 +18,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "schema": set(),
     "transport": {"schema"},
     "session": {"schema", "transport"},
-    "client": {"schema", "transport", "session"},
-    "agent": {"schema", "transport", "session"},
+    "roles": {"schema", "transport", "session"},
+    "client": {"schema", "transport", "session", "roles"},
+    "agent": {"schema", "transport", "session", "roles"},
 }
 
 
@@ -69,5 +70,18 @@ def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
 
 def test_the_checker_sees_relative_and_absolute_imports() -> None:
     assert "session" in _rxacp_imports(PACKAGE / "client" / "async_client.py")
-    assert "schema" in _rxacp_imports(PACKAGE / "session" / "handlers.py")
+    assert "schema" in _rxacp_imports(PACKAGE / "roles" / "handlers.py")
     assert _rxacp_imports(PACKAGE / "session" / "__init__.py") == {"session"}
+
+
+def test_the_engine_names_no_role() -> None:
+    """``session/`` is role-free: the role kit (``roles/``) and the roles name clients, agents
+    and prompt turns; the engine's source mentions none of their classes or concepts."""
+    words = ("AcpClient", "AcpAgent", "AcpSync", "AcpAsync", "PromptContext", "prompt turn")
+    found = {
+        (str(path.relative_to(PACKAGE)), word)
+        for path in sorted((PACKAGE / "session").rglob("*.py"))
+        for word in words
+        if word in path.read_text(encoding="utf-8")
+    }
+    assert found == set()

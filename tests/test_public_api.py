@@ -18,7 +18,7 @@ EXPECTED: dict[str, set[str]] = {
         "StdioAcpAgentTransport", "StdioAcpClientTransport", "SyncPromptContext", "__version__",
     },
     "rxacp.client": {
-        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient",
+        "AcpAsyncClient", "AcpAsyncClientBuilder", "AcpClient", "AcpClientBuilder",
         "AcpSyncClient", "AcpSyncClientBuilder", "AsyncHandler", "CancellationSignal",
         "RequestCancellation", "RequestLike", "SUPPORTED_PROTOCOL_VERSIONS", "SyncHandler",
         "WorkspaceFileSystem",
@@ -56,6 +56,7 @@ EXPECTED: dict[str, set[str]] = {
         "HttpAcpClientTransport", "SESSION_ID_HEADER",
     },
     "rxacp.schema.strict": {"validate_message", "validate_strict"},
+    "rxacp.roles": set(),
     "rxacp.session": {
         "AcpObservable", "AcpSession", "CANCEL_REQUEST", "CancelRequestHook", "Completion",
         "IncomingNotification", "IncomingRequest", "NotificationHandler", "RequestHandler",

@@ -5,7 +5,7 @@ Not responsible for JSON-RPC mechanics (``rxacp.session``) nor for the client si
 
 from __future__ import annotations
 
-from ..session.signal import CancelReason
+from ..roles.signal import CancelReason
 from .agent import AcpAsyncAgent, AcpSyncAgent
 from .builder import AcpAgent, AcpAgentBuilder, AsyncAgentBuilder, SyncAgentBuilder
 from .context import CommandResult, PromptContext, SyncPromptContext

@@ -15,9 +15,9 @@ from typing import Any
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
+from ..roles.handlers import check_ext_method
 from ..schema import SessionNotification
 from ..session import AcpObservable, AcpSession, Completion
-from ..session.adapters import check_ext_method
 from .calls import AsyncClientCalls, SyncClientCalls
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore

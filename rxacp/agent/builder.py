@@ -12,21 +12,34 @@ configuration to :class:`AcpAsyncAgent` / :class:`AcpSyncAgent`.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
-from reactivex import abc
-
+from .. import schema
 from .._durations import Duration, to_seconds
-from ..schema import AgentCapabilities, Implementation, PromptCapabilities
-from ..session.adapters import check_ext_method, check_raw_method
+from ..roles.builders import (
+    BlockingBuilder,
+    HandlerSetter,
+    ReactiveBuilder,
+    RoleBuilder,
+    TurnSetter,
+)
+from ..schema import (
+    AgentCapabilities,
+    Implementation,
+    PromptCapabilities,
+    PromptRequest,
+    PromptResponse,
+)
+from ..schema import methods as m
 from ..transport.base import AcpTransport
 from .agent import AcpAsyncAgent, AcpSyncAgent
+from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig
 from .timeouts import PromptTimeouts
 
 if TYPE_CHECKING:
+    from ..schema import unstable  # noqa: F401  # the unstable handlers' models, named
     from .v2 import AgentHandlers as AgentHandlersV2
 
 __all__ = [
@@ -47,7 +60,7 @@ _AGENT_RESERVED = {
 """Methods a raw handler may not take over on the agent side (their rules are the SDK's)."""
 
 
-class AcpAgentBuilder(Generic[_A]):
+class AcpAgentBuilder(RoleBuilder, Generic[_A]):
     """Options and handlers shared by both builders."""
 
     def __init__(self, transport: AcpTransport) -> None:
@@ -56,12 +69,6 @@ class AcpAgentBuilder(Generic[_A]):
         self._config = AgentConfig(transport)
 
     # -- options -------------------------------------------------------------------------------
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of agent→client requests (default 60 s; ``0`` disables)."""
-        to_seconds(timeout, name="request_timeout")
-        self._config.request_timeout = timeout
-        return self
-
     def human_request_timeout(self, timeout: Duration | None) -> Self:
         """Timeout of the agent→client requests a person answers: ``session/request_permission``
         and ``elicitation/create`` (default: the ``request_timeout``, 60 s; ``0`` or ``None``
@@ -106,25 +113,9 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.max_prompt_duration = timeouts.max_prompt_duration
         return self
 
-    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
-        """The scheduler of every timer (tests pass ``reactivex.testing.TestScheduler``)."""
-        self._config.scheduler = scheduler
-        return self
-
     def event_loop(self, loop: asyncio.AbstractEventLoop) -> Self:
         """Run the connection on a loop you already run (default: its own daemon thread)."""
         self._config.loop = loop
-        return self
-
-    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
-        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``):
-        the agent continues the client's trace from ``params._meta.traceparent``.
-
-        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
-        set when the agent is built; ``tracing(False)`` turns it off; ``tracer_provider``
-        uses that provider instead of the global one."""
-        self._config.tracing = bool(enabled)
-        self._config.tracer_provider = tracer_provider
         return self
 
     def max_workers(self, count: int) -> Self:
@@ -189,133 +180,76 @@ class AcpAgentBuilder(Generic[_A]):
         self._config.protocol_versions = wanted
         return self
 
-    # -- handlers ------------------------------------------------------------------------------
-    def _on(self, method: str, fn: Callable[..., Any]) -> Self:
-        if not callable(fn):
-            raise TypeError(f"the handler for {method} must be callable")
+    # -- handlers (typed from the method table: rxacp.roles.builders) ----------------------------
+    _reserved = _AGENT_RESERVED
+
+    def _set_option(self, name: str, value: Any) -> None:
+        setattr(self._config, name, value)
+
+    def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self._config.handlers[method] = fn
-        return self
 
-    def initialize_handler(self, fn: Callable[..., Any]) -> Self:
-        """``initialize`` (default: protocol 1, agent info, capabilities from the handlers)."""
-        return self._on("initialize", fn)
+    def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
+        config = self._config
+        (config.ext_notifications if notification else config.ext_requests)[method] = fn
 
-    def authenticate_handler(self, fn: Callable[..., Any]) -> Self:
-        """``authenticate``."""
-        return self._on("authenticate", fn)
+    initialize_handler = HandlerSetter[schema.InitializeRequest, schema.InitializeResponse](
+        m.INITIALIZE, "Default: protocol 1, agent info, capabilities from the handlers."
+    )
+    authenticate_handler = HandlerSetter[schema.AuthenticateRequest, schema.AuthenticateResponse](
+        m.AUTHENTICATE
+    )
+    logout_handler = HandlerSetter[schema.LogoutRequest, schema.LogoutResponse](m.LOGOUT)
+    new_session_handler = HandlerSetter[schema.NewSessionRequest, schema.NewSessionResponse](
+        m.SESSION_NEW
+    )
+    load_session_handler = HandlerSetter[schema.LoadSessionRequest, schema.LoadSessionResponse](
+        m.SESSION_LOAD
+    )
+    list_sessions_handler = HandlerSetter[schema.ListSessionsRequest, schema.ListSessionsResponse](
+        m.SESSION_LIST
+    )
+    delete_session_handler = HandlerSetter[
+        schema.DeleteSessionRequest, schema.DeleteSessionResponse
+    ](m.SESSION_DELETE)
+    resume_session_handler = HandlerSetter[
+        schema.ResumeSessionRequest, schema.ResumeSessionResponse
+    ](m.SESSION_RESUME)
+    close_session_handler = HandlerSetter[schema.CloseSessionRequest, schema.CloseSessionResponse](
+        m.SESSION_CLOSE, "The SDK cancels the session's active turn before calling it."
+    )
+    set_session_mode_handler = HandlerSetter[
+        schema.SetSessionModeRequest, schema.SetSessionModeResponse
+    ](m.SESSION_SET_MODE)
+    set_session_config_option_handler = HandlerSetter[
+        schema.SetSessionConfigOptionRequest, schema.SetSessionConfigOptionResponse
+    ](m.SESSION_SET_CONFIG_OPTION)
+    cancel_handler = HandlerSetter[schema.CancelNotification, None](
+        m.SESSION_CANCEL, "Called after the SDK marked the turn cancelled."
+    )
+    fork_session_handler = HandlerSetter[
+        "unstable.ForkSessionRequest", "unstable.ForkSessionResponse"
+    ](m.SESSION_FORK)
+    list_providers_handler = HandlerSetter[
+        "unstable.ListProvidersRequest", "unstable.ListProvidersResponse"
+    ](m.PROVIDERS_LIST)
+    set_provider_handler = HandlerSetter[
+        "unstable.SetProviderRequest", "unstable.SetProviderResponse"
+    ](m.PROVIDERS_SET)
+    disable_provider_handler = HandlerSetter[
+        "unstable.DisableProviderRequest", "unstable.DisableProviderResponse"
+    ](m.PROVIDERS_DISABLE)
 
-    def logout_handler(self, fn: Callable[..., Any]) -> Self:
-        """``logout`` (advertises ``auth.logout``)."""
-        return self._on("logout", fn)
-
-    def new_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/new``."""
-        return self._on("session/new", fn)
-
-    def load_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/load`` (advertises ``loadSession``)."""
-        return self._on("session/load", fn)
-
-    def list_sessions_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/list`` (advertises ``sessionCapabilities.list``)."""
-        return self._on("session/list", fn)
-
-    def delete_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/delete`` (advertises ``sessionCapabilities.delete``)."""
-        return self._on("session/delete", fn)
-
-    def resume_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/resume`` (advertises ``sessionCapabilities.resume``)."""
-        return self._on("session/resume", fn)
-
-    def close_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/close`` (advertises ``sessionCapabilities.close``); the SDK cancels the
-        session's active turn before calling it."""
-        return self._on("session/close", fn)
-
-    def set_session_mode_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/set_mode``."""
-        return self._on("session/set_mode", fn)
-
-    def set_session_config_option_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/set_config_option``."""
-        return self._on("session/set_config_option", fn)
-
-    def prompt_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/prompt``: ``fn(request, context)``; see ``docs/cancellation.md``.
-
-        Cost: a plain return value (a ``PromptResponse`` or ``None``) answers without any Rx;
-        a returned Observable costs a reactivex subscription (rxacp's own part is a bare
-        observer, no trampoline), and ``reactivex.just(r)`` / ``defer(...)`` also a run of
-        reactivex's current-thread trampoline inside reactivex (measured: ~1.3x the agent CPU
-        of a plain value per echo round trip over stdio, ``benchmarks/README.md``). Return an
-        Observable where the handler waits (client calls, timers)."""
-        return self._on("session/prompt", fn)
-
-    def cancel_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/cancel``: called after the SDK marked the turn cancelled."""
-        return self._on("session/cancel", fn)
-
-    def fork_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``session/fork``."""
-        return self._on("session/fork", fn)
-
-    def list_providers_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/list``."""
-        return self._on("providers/list", fn)
-
-    def set_provider_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/set``."""
-        return self._on("providers/set", fn)
-
-    def disable_provider_handler(self, fn: Callable[..., Any]) -> Self:
-        """Unstable: ``providers/disable``."""
-        return self._on("providers/disable", fn)
-
-    def ext_request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """An extension request (``method`` must start with ``_``); ``fn(params)`` gets raw JSON."""
-        check_ext_method(method, "ext_request_handler")
-        self._config.ext_requests[method] = fn
-        return self
-
-    def ext_notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """An extension notification (``method`` must start with ``_``)."""
-        check_ext_method(method, "ext_notification_handler")
-        self._config.ext_notifications[method] = fn
-        return self
-
-    def request_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """A raw handler for any request ``method`` (Java ``requestHandler``): ``fn(params)``
-        gets the params as raw JSON and returns the result (a model, a dict or ``None`` →
-        ``{}``), run like this builder's other handlers. Overrides a typed handler of the same
-        method; ``initialize``, ``session/prompt`` and ``$/`` methods are refused (the SDK
-        implements their protocol rules: use the typed setters)."""
-        if not callable(fn):
-            raise TypeError(f"request_handler needs a callable, got {fn!r}")
-        method = check_raw_method(method, "request_handler", _AGENT_RESERVED)
-        self._config.ext_requests[method] = fn
-        return self
-
-    def notification_handler(self, method: str, fn: Callable[..., Any]) -> Self:
-        """A raw handler for any notification ``method`` (Java ``notificationHandler``):
-        ``fn(params)`` gets raw JSON; notifications run in arrival order. ``session/cancel``
-        and ``$/`` methods are refused (use ``cancel_handler``)."""
-        if not callable(fn):
-            raise TypeError(f"notification_handler needs a callable, got {fn!r}")
-        method = check_raw_method(method, "notification_handler", _AGENT_RESERVED)
-        self._config.ext_notifications[method] = fn
-        return self
-
-    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
-        """Run blocking (``def``) handlers on ``executor`` instead of rxacp's worker pool (Java
-        ``SyncSpec.handlerExecutor``); ``max_workers`` is then unused. The application owns
-        the executor (rxacp never shuts it down); an abandoned handler keeps its thread."""
-        if not isinstance(executor, concurrent.futures.Executor):
-            raise TypeError(
-                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
-            )
-        self._config.executor = executor
-        return self
+    prompt_handler = TurnSetter[PromptRequest, PromptResponse, PromptContext, SyncPromptContext](
+        m.SESSION_PROMPT,
+        "``fn(request, context)``; see ``docs/cancellation.md``. Cost: a plain return value (a "
+        "``PromptResponse`` or ``None``) answers without any Rx; a returned Observable costs a "
+        "reactivex subscription (rxacp's own part is a bare observer, no trampoline), and "
+        "``reactivex.just(r)`` / ``defer(...)`` also a run of reactivex's current-thread "
+        "trampoline (measured: ~1.3x the agent CPU of a plain value per echo round trip over "
+        "stdio, ``benchmarks/README.md``). Return an Observable where the handler waits "
+        "(client calls, timers).",
+    )
 
     def build(self) -> _A:
         """Create the agent (not started: call ``start()`` or ``run()``)."""
@@ -332,7 +266,7 @@ class AcpAgentBuilder(Generic[_A]):
         return self._config
 
 
-class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
+class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent], ReactiveBuilder):
     """Builds an :class:`AcpAsyncAgent`: handlers return Observables (or awaitables/values)."""
 
     def build(self) -> AcpAsyncAgent:
@@ -340,7 +274,7 @@ class AsyncAgentBuilder(AcpAgentBuilder[AcpAsyncAgent]):
         return AcpAsyncAgent(self._checked())
 
 
-class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent]):
+class SyncAgentBuilder(AcpAgentBuilder[AcpSyncAgent], BlockingBuilder):
     """Builds an :class:`AcpSyncAgent`: handlers return values and run on worker threads."""
 
     def build(self) -> AcpSyncAgent:

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 import reactivex
 
+from ..roles.table_calls import BlockingCaller, Caller, TableMethod, table_spec
+from ..roles.twins import blocking
 from ..schema import (
     CompleteElicitationNotification,
     CreateElicitationRequest,
@@ -44,7 +46,6 @@ from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
 from ..session.blocking import wait_for
-from ..session.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 
 if TYPE_CHECKING:
     from .core import AgentCore
@@ -164,22 +165,16 @@ class Request(TableMethod, Generic[_Req, _Resp]):
 
     def blocking(self) -> BlockingRequest[_Req, _Resp]:
         """The blocking twin of this call (for the sync surfaces)."""
-        return BlockingRequest(self.spec)
+        return BlockingRequest(self)
 
 
 class BlockingRequest(TableMethod, Generic[_Req, _Resp]):
     """An agent→client request that blocks until its response (made by ``Request.blocking``)."""
 
-    def __init__(self, spec: m.MethodSpec) -> None:
-        self.spec = spec
-        build = _Params(spec)
-
-        def call(caller: _BlockingCaller, request: Any = None, /, **fields: Any) -> Any:
-            source = caller._send(spec.name, build(caller, request, fields))
-            return caller._block(source, spec.name)
-
-        call.__doc__ = _doc(spec, "blocks until the response and returns it.")
-        self._fn = call
+    def __init__(self, request: Request[_Req, _Resp]) -> None:
+        self.spec = spec = request.spec
+        self._fn = blocking(request._fn, spec.name)
+        self._fn.__doc__ = _doc(spec, "blocks until the response and returns it.")
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> BlockingRequest[_Req, _Resp]: ...

@@ -1,9 +1,9 @@
 """``CancelSignal``: the "this prompt turn is cancelled" signal, one per turn.
 
-It is the engine's :class:`~rxacp.session.signal.OneShotSignal`, fired at most once, by
+It is the engine's :class:`~rxacp.roles.signal.OneShotSignal`, fired at most once, by
 whichever trigger comes first (``session/cancel``, ``session/close``, ``$/cancel_request``, the
 grace period, the maximum duration, or the connection closing), with its
-:class:`~rxacp.session.signal.CancelReason`; all triggers look the same from the handler's
+:class:`~rxacp.roles.signal.CancelReason`; all triggers look the same from the handler's
 side: :meth:`is_set`, :meth:`on_cancel` (quick, non-blocking callbacks) and
 :meth:`when_cancelled` (for ``ops.take_until``).
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import reactivex
 
-from ..session.signal import CancelReason, OneShotSignal
+from ..roles.signal import CancelReason, OneShotSignal
 
 __all__ = ["CancelSignal"]
 

@@ -12,17 +12,15 @@ This module is *not* responsible for when a turn ends or what it answers (``turn
 from __future__ import annotations
 
 import functools
-import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any
 
 import reactivex
-from reactivex import abc
 from reactivex import operators as ops
 from reactivex.subject import AsyncSubject
 
-from ..capabilities import NegotiatedCapabilities
+from ..roles.twins import Blocking
 from ..schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -35,7 +33,6 @@ from ..schema import (
     ReadTextFileResponse,
     ReleaseTerminalRequest,
     RequestPermissionRequest,
-    RequestPermissionResponse,
     SessionNotification,
     TerminalOutputResponse,
     TextContent,
@@ -46,16 +43,14 @@ from ..schema import (
 )
 from ..schema._capabilities import UPDATE_CAPABILITIES
 from ..session import AcpObservable
-from ..session.signal import CancelReason
 from .calls import AsyncClientCalls, SyncClientCalls
 from .turn import PromptTurn
+from .turn_view import TurnView, WhenCancelled, allowed, chosen, tool_ids
 
 if TYPE_CHECKING:
     from .core import AgentCore
 
 __all__ = ["CommandResult", "PromptContext", "SyncPromptContext"]
-
-_tool_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -66,14 +61,6 @@ class CommandResult:
     exit_code: int | None
     signal: str | None
     truncated: bool
-
-
-def _selected_option(response: RequestPermissionResponse) -> str | None:
-    outcome = response.outcome
-    if getattr(outcome, "outcome", None) == "selected":
-        option_id = getattr(outcome, "option_id", None)
-        return option_id if isinstance(option_id, str) else None
-    return None
 
 
 def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
@@ -91,51 +78,9 @@ def _text_chunk(kind: str, text: str, message_id: str | None) -> dict[str, Any]:
     }
 
 
-_R = TypeVar("_R")
-
-
-class _ContextBase:
-    """What both contexts share: identity, updates and cancellation."""
-
-    def __init__(self, core: AgentCore, turn: PromptTurn) -> None:
-        self._core = core
-        self._turn = turn
-
-    @property
-    def session_id(self) -> str:
-        """The ACP session this turn belongs to."""
-        return self._turn.session_id
-
-    @property
-    def request(self) -> PromptRequest:
-        """The ``session/prompt`` request being handled."""
-        return self._turn.request
-
-    @property
-    def client_capabilities(self) -> NegotiatedCapabilities:
-        """What the client advertised in ``initialize`` (empty if it never initialized)."""
-        return self._core.client_capabilities or NegotiatedCapabilities({}, peer="client")
-
-    @property
-    def scheduler(self) -> abc.SchedulerBase:
-        """The connection's scheduler: use it for timers in handlers so tests can drive them
-        in virtual time (``reactivex.timer(1.0, scheduler=ctx.scheduler)``)."""
-        return self._core.session.scheduler
-
-    # -- cancellation ------------------------------------------------------------------------
-    def is_cancelled(self) -> bool:
-        """True once the turn is cancelled by any trigger (sticky). Poll it between steps."""
-        return self._turn.signal.is_set()
-
-    def on_cancel(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once on cancellation (now, if already cancelled). Must not block."""
-        self._turn.signal.on_cancel(callback)
-
-    @property
-    def cancel_reason(self) -> CancelReason | None:
-        """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``,
-        ``CancelReason.GRACE_PERIOD``...; a ``StrEnum``: equal to ``"session/cancel"``...)."""
-        return self._turn.signal.reason
+class _ContextBase(TurnView[PromptRequest]):
+    """What both v1 contexts share besides the turn view: updates and the client calls'
+    plumbing."""
 
     # -- updates (never block) ------------------------------------------------------------------
     def send_update(self, update: Any) -> None:
@@ -182,21 +127,12 @@ class _ContextBase:
         ]
         self._turn.send_update(Plan(entries=items))
 
-    def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: str | None = None,
-        status: str = "pending",
-        tool_call_id: str | None = None,
-        **fields: Any,
-    ) -> str:
-        """Announce a tool call (``tool_call`` update) and return its id."""
-        call_id = tool_call_id or f"call_{next(_tool_ids)}"
+    def _announce_tool_call(
+        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
+    ) -> None:
         self._turn.send_update(
             ToolCall(tool_call_id=call_id, title=title, kind=kind, status=status, **fields)
         )
-        return call_id
 
     def update_tool_call(self, tool_call_id: str, **fields: Any) -> None:
         """Report progress or results of a tool call (``tool_call_update``); only changed fields."""
@@ -217,7 +153,7 @@ class _ContextBase:
     ) -> RequestPermissionRequest:
         return RequestPermissionRequest(
             session_id=self.session_id,
-            tool_call=ToolCallUpdate(tool_call_id=f"permission_{next(_tool_ids)}", title=title),
+            tool_call=ToolCallUpdate(tool_call_id=f"permission_{next(tool_ids)}", title=title),
             options=list(options),
         )
 
@@ -239,10 +175,6 @@ def _choices(options: tuple[str | Sequence[str], ...]) -> tuple[str, ...]:
     return options  # type: ignore[return-value]  # checked above: every item is a str
 
 
-def _allowed(response: RequestPermissionResponse) -> bool:
-    return _selected_option(response) == "allow"
-
-
 def _command_result(out: TerminalOutputResponse) -> CommandResult:
     status = out.exit_status
     return CommandResult(
@@ -253,7 +185,7 @@ def _command_result(out: TerminalOutputResponse) -> CommandResult:
     )
 
 
-class PromptContext(_ContextBase, AsyncClientCalls):
+class PromptContext(_ContextBase, AsyncClientCalls, WhenCancelled):
     """The async handler's context: every client call is a cold :class:`AcpObservable`.
 
     The calls named after ACP methods (``read_text_file``, ``create_terminal``,
@@ -264,15 +196,6 @@ class PromptContext(_ContextBase, AsyncClientCalls):
     def to_sync(self) -> SyncPromptContext:
         """The blocking view of the same turn (for code running on a worker thread)."""
         return SyncPromptContext(self._core, self._turn)
-
-    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
-        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
-
-        work.pipe(ops.take_until(ctx.when_cancelled()))
-
-        when_cancelled()   ----------r|
-        """
-        return self._turn.signal.when_cancelled()
 
     def read_file(
         self, path: str, *, line: int | None = None, limit: int | None = None
@@ -291,7 +214,7 @@ class PromptContext(_ContextBase, AsyncClientCalls):
             PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
         ]
         request = self._permission_request(action, options)
-        return self.request_permission(request).pipe(ops.map(_allowed))
+        return self.request_permission(request).pipe(ops.map(allowed))
 
     def ask_choice(self, question: str, *options: str | Sequence[str]) -> AcpObservable[str | None]:
         """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled.
@@ -305,14 +228,8 @@ class PromptContext(_ContextBase, AsyncClientCalls):
             for i, text in enumerate(options)
         ]
 
-        def chosen(response: RequestPermissionResponse) -> str | None:
-            selected = _selected_option(response)
-            if selected is not None and selected.isdigit() and int(selected) < len(options):
-                return options[int(selected)]
-            return None
-
         request = self._permission_request(question, perm)
-        return self.request_permission(request).pipe(ops.map(chosen))
+        return self.request_permission(request).pipe(ops.map(chosen(options)))
 
     def execute(
         self,
@@ -365,32 +282,6 @@ class PromptContext(_ContextBase, AsyncClientCalls):
         return created.pipe(ops.flat_map(run))
 
 
-_P = ParamSpec("_P")
-
-
-class _Blocking(Generic[_P, _R]):
-    """The blocking twin of a :class:`PromptContext` helper: same parameters, the value."""
-
-    def __init__(self, helper: Callable[Concatenate[PromptContext, _P], reactivex.Observable[_R]]):
-        self._helper = helper
-        self.__doc__ = f"Blocking :meth:`PromptContext.{helper.__name__}`.\n\n{helper.__doc__}"
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> _Blocking[_P, _R]: ...
-    @overload
-    def __get__(self, obj: SyncPromptContext, owner: type[Any]) -> Callable[_P, _R]: ...
-    def __get__(self, obj: SyncPromptContext | None, owner: type[Any]) -> Any:
-        if obj is None:
-            return self
-        helper, name = self._helper, self._helper.__name__
-
-        def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            return obj._block(helper(obj._async, *args, **kwargs), name)
-
-        call.__name__, call.__doc__ = name, self.__doc__
-        return call
-
-
 class SyncPromptContext(_ContextBase, SyncClientCalls):
     """The blocking handler's context: the same calls, returning values and raising errors.
 
@@ -406,8 +297,8 @@ class SyncPromptContext(_ContextBase, SyncClientCalls):
         """The Observable view of the same turn (``when_cancelled()`` lives there)."""
         return self._async
 
-    read_file = _Blocking(PromptContext.read_file)
-    write_file = _Blocking(PromptContext.write_file)
-    ask_permission = _Blocking(PromptContext.ask_permission)
-    ask_choice = _Blocking(PromptContext.ask_choice)
-    execute = _Blocking(PromptContext.execute)
+    read_file = Blocking(PromptContext.read_file)
+    write_file = Blocking(PromptContext.write_file)
+    ask_permission = Blocking(PromptContext.ask_permission)
+    ask_choice = Blocking(PromptContext.ask_choice)
+    execute = Blocking(PromptContext.execute)

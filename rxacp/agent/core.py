@@ -22,6 +22,15 @@ from reactivex.disposable import Disposable
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpProtocolException
+from ..roles.handlers import (
+    capabilities_from_handlers,
+    coerce_params,
+    notification_handler,
+    parse_params,
+    request_handler,
+    run_handler,
+    unhandled_hint,
+)
 from ..schema import (
     AgentCapabilities,
     Implementation,
@@ -32,15 +41,6 @@ from ..schema import (
 from ..schema.methods import HUMAN_ANSWERED, METHODS
 from ..session import AcpObservable, AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import as_observable
-from ..session.handlers import (
-    capabilities_from_handlers,
-    coerce_params,
-    notification_handler,
-    parse_params,
-    request_handler,
-    run_handler,
-    unhandled_hint,
-)
 from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .held import HeldPrompts, busy_error

@@ -23,10 +23,10 @@ from reactivex.disposable import Disposable, SingleAssignmentDisposable
 
 from .._durations import iso8601_duration
 from ..errors import AcpErrorCodes, AcpProtocolException
+from ..roles.signal import CancelReason
 from ..schema import PromptRequest, PromptResponse, SessionNotification
 from ..session import AcpObservable, IncomingRequest
 from ..session.direct import subscribe_direct
-from ..session.signal import CancelReason
 from .cancel_signal import CancelSignal
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from .async_client import (
 from .builder import (
     AcpAsyncClientBuilder,
     AcpClient,
+    AcpClientBuilder,
     AcpSyncClientBuilder,
     AsyncHandler,
     SyncHandler,
@@ -36,6 +37,7 @@ __all__ = [
     "AcpAsyncClient",
     "AcpAsyncClientBuilder",
     "AcpClient",
+    "AcpClientBuilder",
     "AcpSyncClient",
     "AcpSyncClientBuilder",
     "AsyncHandler",

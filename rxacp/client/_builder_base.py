@@ -1,9 +1,9 @@
-"""The connection options, consumers and raw handlers shared by both client builders, and the
-build of the connection they share (:class:`ClientBuilderBase`).
+""":class:`AcpClientBuilder`: the one definition of both client builders — connection options,
+consumers, raw handlers, the typed handler setters (one per agent→client method, from the method
+table: :mod:`rxacp.roles.builders`, typed per flavour) and the build of the connection.
 
-This module is *not* responsible for the typed handler setters (one per agent→client method,
-which differ between the async and the sync builder) or for the public factory: both are in
-``builder.py``. Nor for dispatching what is registered (``handlers.py``).
+This module is *not* responsible for the two flavours or the public factory (``builder.py``),
+nor for dispatching what is registered (``handlers.py``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Any, Generic, Self, TypeAlias, TypeVar
 import reactivex
 from reactivex import abc
 
+from .. import schema
 from .._compat import running_loop
 from .._durations import Duration, to_seconds
+from ..roles.builders import BlockingBuilder, HandlerSetter, RoleBuilder
 from ..schema import (
     AcpModel,
     ClientCapabilities,
@@ -28,7 +30,6 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpSession
-from ..session.adapters import check_ext_method, check_raw_method
 from ..tracing import install_tracing
 from ..transport.base import AcpTransport
 from .async_client import AcpAsyncClient
@@ -41,7 +42,7 @@ from .handlers import (
 )
 from .session_states import SessionStates
 
-__all__ = ["ClientBuilderBase", "install_handlers"]
+__all__ = ["AcpClientBuilder", "install_handlers"]
 
 _Client = TypeVar("_Client")
 
@@ -96,10 +97,10 @@ def install_handlers(
 
     The one registration path of :class:`~rxacp.client.WorkspaceFileSystem` and
     :class:`~rxacp.client.LocalTerminals` ``install()``."""
-    if not isinstance(builder, ClientBuilderBase):
+    if not isinstance(builder, AcpClientBuilder):
         raise TypeError(f"install() takes an AcpClient builder, not {type(builder).__name__}")
     for method, (blocking_fn, async_fn) in handlers.items():
-        builder._request_handler(method, blocking_fn if builder._handlers.blocking else async_fn)
+        builder._set_handler(method, blocking_fn if builder._handlers.blocking else async_fn)
     return builder._handlers
 
 
@@ -110,14 +111,15 @@ _CLIENT_RESERVED = {
 """Methods a raw handler may not take over on the client side (their rules are the SDK's)."""
 
 
-class ClientBuilderBase(Generic[_Client]):
-    """Connection options and consumers shared by both builders."""
+class AcpClientBuilder(RoleBuilder, Generic[_Client]):
+    """Options, consumers and handlers of both client builders (:class:`AcpAsyncClientBuilder`
+    and :class:`AcpSyncClientBuilder`); a handler's type depends on the builder's flavour."""
 
-    def __init__(self, transport: AcpTransport, *, blocking: bool) -> None:
+    def __init__(self, transport: AcpTransport) -> None:
         if not isinstance(transport, AcpTransport):
             raise TypeError(f"a client needs an AcpTransport, not {type(transport).__name__}")
         self._transport = transport
-        self._handlers = ClientHandlers(blocking=blocking)
+        self._handlers = ClientHandlers(blocking=isinstance(self, BlockingBuilder))
         self._request_timeout: Duration | None = 60.0
         self._prompt_timeout: Duration | None = None
         self._client_capabilities: dict[str, Any] | None = None
@@ -132,16 +134,6 @@ class ClientBuilderBase(Generic[_Client]):
         self._built = False
 
     # ------------------------------------------------------------------ options
-    def request_timeout(self, timeout: Duration | None) -> Self:
-        """Timeout of every request but ``session/prompt`` (default 60 s; ``0``/``None``: off).
-
-        A timeout disposes the request (the agent gets ``$/cancel_request``) and errors with
-        :class:`~rxacp.errors.AcpTimeoutException`.
-        """
-        to_seconds(timeout, name="request_timeout")
-        self._request_timeout = timeout
-        return self
-
     def prompt_timeout(self, timeout: Duration | None) -> Self:
         """Bound of one prompt turn (off by default; ``0``/``None``: off)."""
         to_seconds(timeout, name="prompt_timeout")
@@ -171,12 +163,6 @@ class ClientBuilderBase(Generic[_Client]):
         permission handler get :mod:`rxacp.schema.v2` models and a prompt turn completes on
         the ``idle`` ``state_update``; see ``docs/v2.md``. Off by default (v1 only)."""
         self._protocol_v2 = bool(enabled)
-        return self
-
-    def scheduler(self, scheduler: abc.SchedulerBase) -> Self:
-        """The scheduler of every timer (default: the connection's asyncio loop; tests pass a
-        ``reactivex.testing.TestScheduler`` for virtual time)."""
-        self._scheduler = scheduler
         return self
 
     def event_loop(self, loop: asyncio.AbstractEventLoop | None) -> Self:
@@ -212,16 +198,6 @@ class ClientBuilderBase(Generic[_Client]):
         self._handlers.update_consumers.append(consumer)
         return self
 
-    def tracing(self, enabled: bool = True, *, tracer_provider: Any = None) -> Self:
-        """OpenTelemetry spans for this connection (``rxacp[otel]``, see ``docs/tracing.md``).
-
-        By default on when ``opentelemetry-api`` is importable and a global tracer provider is
-        set when the client is built; ``tracing(False)`` turns it off; ``tracer_provider``
-        uses that provider instead of the global one."""
-        self._tracing = bool(enabled)
-        self._tracer_provider = tracer_provider
-        return self
-
     def track_session_states(self, enabled: bool = True) -> Self:
         """Keep the read model: every session's :class:`~rxacp.client.SessionState`, folded
         from its updates as they arrive, from the first update on (``session_state(sid)``
@@ -238,64 +214,54 @@ class ClientBuilderBase(Generic[_Client]):
         self._handlers.elicitation_complete_consumers.append(consumer)
         return self
 
-    def ext_notification_handler(
-        self,
-        method: str,
-        handler: Callable[[Any], reactivex.Observable[Any] | Awaitable[Any] | None],
-    ) -> Self:
-        """Handle the extension notification ``method`` (starts with ``_``); gets the raw params.
+    _reserved = _CLIENT_RESERVED
 
-        Runs on the connection's loop, in order with other notifications; must not block.
-        """
-        _callable(handler, "ext_notification_handler")
-        self._handlers.ext_notifications[check_ext_method(method, "ext_notification_handler")] = (
-            handler
-        )
-        return self
+    def _set_raw(self, method: str, fn: Callable[[Any], Any], notification: bool) -> None:
+        handlers = self._handlers
+        (handlers.ext_notifications if notification else handlers.ext_requests)[method] = fn
 
-    def _request_handler(self, method: str, handler: Callable[..., Any]) -> Self:
+    def _set_option(self, name: str, value: Any) -> None:
+        setattr(self, f"_{name}", value)
+
+    def _set_handler(self, method: str, handler: Callable[..., Any]) -> None:
         _callable(handler, f"{m.METHODS[method].python_name}_handler")
         self._handlers.requests[method] = handler
-        return self
 
-    def request_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        """A raw handler for any agent→client request ``method`` (Java ``requestHandler``):
-        gets the params as raw JSON, returns the result (raw JSON or a model; ``None``
-        answers ``{}``), run like this builder's other handlers (the sync builder's on the
-        worker pool). Overrides a typed handler of the same method. ``session/request_permission``
-        and ``$/`` methods are refused (rxacp answers pending permissions on cancel: use
-        ``request_permission_handler``)."""
-        _callable(handler, "request_handler")
-        method = check_raw_method(method, "request_handler", _CLIENT_RESERVED)
-        self._handlers.ext_requests[method] = handler
-        return self
+    # ------------------------------------------------------------------ typed handlers
+    read_text_file_handler = HandlerSetter[schema.ReadTextFileRequest, schema.ReadTextFileResponse](
+        m.FS_READ_TEXT_FILE
+    )
+    write_text_file_handler = HandlerSetter[
+        schema.WriteTextFileRequest, schema.WriteTextFileResponse
+    ](m.FS_WRITE_TEXT_FILE)
+    request_permission_handler = HandlerSetter[
+        schema.RequestPermissionRequest, schema.RequestPermissionResponse
+    ](
+        m.SESSION_REQUEST_PERMISSION,
+        "Without one, permission requests are refused with ``-32601``, never approved. When the "
+        "client sends ``session/cancel`` for the session the request is answered ``cancelled`` "
+        "at once (an Observable handler is disposed; what a sync handler returns later is "
+        "discarded); the agent cancelling it disposes it too.",
+    )
+    create_terminal_handler = HandlerSetter[
+        schema.CreateTerminalRequest, schema.CreateTerminalResponse
+    ](m.TERMINAL_CREATE, "``terminal`` is advertised iff all terminal handlers are.")
+    terminal_output_handler = HandlerSetter[
+        schema.TerminalOutputRequest, schema.TerminalOutputResponse
+    ](m.TERMINAL_OUTPUT)
+    release_terminal_handler = HandlerSetter[
+        schema.ReleaseTerminalRequest, schema.ReleaseTerminalResponse
+    ](m.TERMINAL_RELEASE)
+    wait_for_terminal_exit_handler = HandlerSetter[
+        schema.WaitForTerminalExitRequest, schema.WaitForTerminalExitResponse
+    ](m.TERMINAL_WAIT_FOR_EXIT)
+    kill_terminal_handler = HandlerSetter[schema.KillTerminalRequest, schema.KillTerminalResponse](
+        m.TERMINAL_KILL
+    )
+    create_elicitation_handler = HandlerSetter[
+        schema.CreateElicitationRequest, schema.CreateElicitationResponse
+    ](m.ELICITATION_CREATE)
 
-    def notification_handler(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        """A raw handler for any agent→client notification ``method`` (Java
-        ``notificationHandler``); gets raw JSON, in arrival order (the sync client's on its
-        consumer thread). ``session/update`` is refused: use ``session_update_consumer``."""
-        _callable(handler, "notification_handler")
-        method = check_raw_method(method, "notification_handler", _CLIENT_RESERVED)
-        self._handlers.ext_notifications[method] = handler
-        return self
-
-    def handler_executor(self, executor: concurrent.futures.Executor) -> Self:
-        """Run the sync client's blocking handlers on ``executor`` instead of rxacp's worker
-        pool (Java ``SyncSpec.handlerExecutor``). The application owns the executor (rxacp
-        never shuts it down). Consumers stay off the executor (ordered, see ``AcpSyncClient``)."""
-        if not isinstance(executor, concurrent.futures.Executor):
-            raise TypeError(
-                f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
-            )
-        self._executor = executor
-        return self
-
-    def _ext_request(self, method: str, handler: Callable[[Any], Any]) -> Self:
-        _callable(handler, "ext_request_handler")
-        self._handlers.ext_requests[check_ext_method(method, "ext_request_handler")] = handler
-        return self
-
-    # ------------------------------------------------------------------ build
     def _build_async(self, *, on_running_loop: bool = False) -> AcpAsyncClient:
         if self._built:
             raise RuntimeError("this builder already built a client (a transport is single-use)")

@@ -1,7 +1,7 @@
 """The client→agent calls that are nothing but a row of the method table, defined once for
 both client surfaces: :class:`PlainCalls` (the Observable form, a base of ``AcpAsyncClient``)
 and :class:`SyncPlainCalls` (their blocking twins, a base of ``AcpSyncClient``), over the
-descriptors of :mod:`rxacp.session.table_calls`.
+descriptors of :mod:`rxacp.roles.table_calls`.
 
 Each call is declared by one line, ``name: Request[Params, Result] = Request(method)``: the
 name and the two model names are checked against the table when the class is created, the
@@ -23,10 +23,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
+from ..roles.table_calls import BlockingCaller, Caller, TableMethod, table_spec
+from ..roles.twins import blocking as twin
 from ..schema import methods as m
 from ..schema._base import AcpModel
 from ..session import AcpObservable
-from ..session.table_calls import BlockingCaller, Caller, TableMethod, table_spec
 from ._calls import RequestLike
 
 if TYPE_CHECKING:
@@ -123,19 +124,19 @@ def _declared_spec(owner: type[Any], name: str, method: str) -> tuple[m.MethodSp
 
 
 def _function(method: str, optional: bool, blocking: bool) -> Callable[..., Any]:
-    """The call itself, with its real signature (``request`` required unless ``optional``)."""
+    """The call itself, with its real signature (``request`` required unless ``optional``);
+    its blocking twin is made the one way twins are (:func:`rxacp.roles.twins.blocking`)."""
+    if optional:
 
-    def call(caller: Any, request: Any) -> Any:
-        source = caller._send(method, request)
-        return caller._block(source, method) if blocking else source
+        def send_optional(caller: Caller, request: Any = None) -> AcpObservable[Any]:
+            return caller._send(method, {} if request is None else request)
 
-    if not optional:
-        return call
+        return twin(send_optional, method) if blocking else send_optional
 
-    def call_optional(caller: Any, request: Any = None) -> Any:
-        return call(caller, {} if request is None else request)
+    def send(caller: Caller, request: Any) -> AcpObservable[Any]:
+        return caller._send(method, request)
 
-    return call_optional
+    return twin(send, method) if blocking else send
 
 
 def _doc(spec: m.MethodSpec, note: str, optional: bool, blocking: bool) -> str:
@@ -180,7 +181,7 @@ class _PlainCall(TableMethod):
         self._fn = fn = _function(self.spec.name, self._optional, self._blocking)
         fn.__doc__ = _doc(self.spec, self._note, self._optional, self._blocking)
         none = " | None" if self._optional else ""
-        fn.__annotations__ = {  # what help() and inspect.signature show
+        inspect.unwrap(fn).__annotations__ = {  # what help() and inspect.signature show
             "request": f"{params} | RequestLike{none}",
             "return": result if self._blocking else f"AcpObservable[{result}]",
         }

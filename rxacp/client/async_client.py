@@ -25,6 +25,7 @@ from reactivex import operators as ops
 
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
+from ..roles.handlers import check_ext_method
 from ..schema import (
     AcpModel,
     CancelNotification,
@@ -37,7 +38,6 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession, Completion
-from ..session.adapters import check_ext_method
 from ._calls import (
     CONTENT_CAPABILITIES,
     SUPPORTED_PROTOCOL_VERSIONS,

@@ -18,8 +18,8 @@ import reactivex
 from reactivex import abc
 from reactivex import operators as ops
 
+from ..roles.signal import CancelReason, OneShotSignal
 from ..session.observable import AcpObservable
-from ..session.signal import CancelReason, OneShotSignal
 
 __all__ = ["CancellationSignal", "RequestCancellation"]
 

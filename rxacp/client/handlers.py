@@ -28,6 +28,7 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
+from ..roles.handlers import request_handler, unhandled_hint
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -44,7 +45,6 @@ from ..schema.methods import (
 from ..session import AcpSession, IncomingNotification, IncomingRequest
 from ..session.adapters import Started, as_observable
 from ..session.blocking import wait_for
-from ..session.handlers import request_handler, unhandled_hint
 from ._tracking import MAX_PENDING_PERMISSIONS, KnownSessions, PermissionTracker, unknown_session
 from .consumers import ConsumerThread
 from .session_states import SessionStates

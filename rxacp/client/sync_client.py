@@ -23,9 +23,9 @@ import reactivex
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
+from ..roles.twins import Blocking, ForwardedProperty
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
-from ..session._forward import ForwardedProperty
 from ..session.blocking import Waiter, wait_for
 from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
@@ -37,7 +37,6 @@ from .turns import TurnBuffer
 
 if TYPE_CHECKING:  # models for annotations only
     from .. import schema
-    from ..schema.v2 import InitializeRequest as InitializeRequestV2
     from ..schema.v2 import PromptRequest as PromptRequestV2
 
 __all__ = ["WAIT_SLACK_SECONDS", "AcpSyncClient", "Waiter"]
@@ -154,18 +153,8 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
     pending_permission_requests = ForwardedProperty[int]("_async", AcpAsyncClient)
 
     # ------------------------------------------------------------------ methods
-    def initialize(
-        self, request: schema.InitializeRequest | InitializeRequestV2 | RequestLike | None = None
-    ) -> schema.InitializeResponse:
-        """``initialize`` (no argument: protocol 1 + the builder's capabilities and info)."""
-        return self._block(self._async.initialize(request), m.INITIALIZE)
-
-    def close_session(
-        self, request: schema.CloseSessionRequest | RequestLike
-    ) -> schema.CloseSessionResponse:
-        """``session/close`` (gated by ``sessionCapabilities.close``); the builder's
-        session-closed listeners run on the answer."""
-        return self._block(self._async.close_session(request), m.SESSION_CLOSE)
+    initialize = Blocking(AcpAsyncClient.initialize, what=m.INITIALIZE)
+    close_session = Blocking(AcpAsyncClient.close_session, what=m.SESSION_CLOSE)
 
     def prompt(
         self,
@@ -231,13 +220,8 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         builder did not turn the read model on (``track_session_states()``; off by default)."""
         return self._async._require_states().latest(str(session_id))
 
-    def cancel_tool_call(self, request: RequestLike | schema.AcpModel) -> Any:
-        """ACP v2 ``tool_call/cancel`` (blocking :meth:`AcpAsyncClient.cancel_tool_call`)."""
-        return self._block(self._async.cancel_tool_call(request), "tool_call/cancel")
-
-    def cancel_terminal(self, request: RequestLike | schema.AcpModel) -> Any:
-        """ACP v2 ``terminal/cancel`` (blocking :meth:`AcpAsyncClient.cancel_terminal`)."""
-        return self._block(self._async.cancel_terminal(request), "terminal/cancel")
+    cancel_tool_call = Blocking(AcpAsyncClient.cancel_tool_call, what="tool_call/cancel")
+    cancel_terminal = Blocking(AcpAsyncClient.cancel_terminal, what="terminal/cancel")
 
     def cancel(self, notification: schema.CancelNotification | RequestLike | str) -> None:
         """Send ``session/cancel`` (and answer the session's pending permission requests

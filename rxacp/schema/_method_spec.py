@@ -8,12 +8,13 @@ load on first use), or :mod:`rxacp.schema.unstable` for unstable methods.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import Any, Literal
 
 from rxacp.schema._base import AcpModel
 
-__all__ = ["MethodKind", "MethodSide", "MethodSpec", "note", "req"]
+__all__ = ["MethodKind", "MethodSide", "MethodSpec", "in_version", "note", "req"]
 
 MethodSide = Literal["agent", "client", "both"]
 """The side that HANDLES a method; ``"both"`` for ``$/cancel_request`` and ``mcp/message``."""
@@ -115,3 +116,22 @@ def note(
 ) -> MethodSpec:
     """The :class:`MethodSpec` of a notification (no result)."""
     return MethodSpec(name, side, "notification", params, None, capability, python_name, unstable)
+
+
+def in_version(spec: MethodSpec, models: ModuleType, **changes: Any) -> MethodSpec:
+    """A row of one protocol version's table in another's: the same method with the models
+    of the same names from ``models`` (that version's generated module), and ``changes``
+    (``capability=``, ``_params=`` a renamed model...) applied. The one way a later version's
+    table is derived from v1's, so what did not change is written once."""
+
+    def model(ref: _ModelRef) -> _ModelRef:
+        if ref is None:
+            return None
+        found: type[AcpModel] = getattr(models, ref if isinstance(ref, str) else ref.__name__)
+        return found
+
+    models_of = {"_params": spec._params, "_result": spec._result}
+    fields: dict[str, Any] = {
+        name: model(ref) for name, ref in models_of.items() if name not in changes
+    }
+    return replace(spec, **fields, **changes)

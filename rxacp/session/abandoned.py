@@ -7,13 +7,13 @@
   (one debug log) and the engine stops sending it there; every other stray error answer stays a
   debug log.
 * An abandoned request's late answer is discarded, but someone may want to know it arrived
-  (the client holds the next prompt of a session until its disposed prompt's turn ended): such
+  (the role layer may hold later work until it did): such
   a request is kept here, its late answer goes through the ordered inbox like any answer (so
   it comes after the notifications that arrived before it), and its ``late`` callback runs
   once then, or when the connection ends.
 
 This module is *not* responsible for writing anything (the outgoing-requests part does) or for
-deciding what to send when a prompt is abandoned (the client does, through ``on_abandon``).
+deciding what to send when a request is abandoned (the caller does, through ``on_abandon``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Small rules shared by the client and the agent layers (which must not import each other).
+"""Handler outcomes as Observables (the engine's dispatch and the role layer's handlers).
 
-- :func:`check_ext_method`: ACP reserves method names starting with ``_`` for extensions;
 - :func:`as_observable`: a handler's return value (an Observable, an awaitable or a plain
   value) as an Observable; an awaitable (an ``async def`` handler's coroutine) is awaited on
   the connection's loop, from whichever thread the handler ran on (:func:`to_future`);
@@ -23,39 +22,7 @@ from reactivex import abc
 
 from .direct import subscribe_direct
 
-__all__ = ["Started", "as_observable", "check_ext_method", "check_raw_method", "to_future"]
-
-
-def check_ext_method(method: Any, where: str = "") -> str:
-    """Return ``method`` if it is an extension method name, else raise ``ValueError``.
-
-    ``where`` names the API that was called (e.g. ``"ext_request_handler"``) in the message.
-    """
-    if not isinstance(method, str) or not method.startswith("_"):
-        prefix = f"{where}: " if where else ""
-        raise ValueError(
-            f"{prefix}extension method names must start with '_' (e.g. '_myorg/ping'), "
-            f"got {method!r}"
-        )
-    return method
-
-
-def check_raw_method(method: Any, where: str, reserved: dict[str, str]) -> str:
-    """Return ``method`` if a raw handler may serve it, else raise ``ValueError``.
-
-    Any JSON-RPC method name is allowed except ``$/`` methods (the engine's) and ``reserved``,
-    the methods whose protocol rules the SDK itself implements (mapped to the typed API to use).
-    """
-    if not isinstance(method, str) or not method:
-        raise ValueError(f"{where}: the method must be a non-empty string, got {method!r}")
-    if method.startswith("$/"):
-        raise ValueError(f"{where}: {method!r} is handled by the JSON-RPC engine itself")
-    instead = reserved.get(method)
-    if instead is not None:
-        raise ValueError(
-            f"{where}: {method!r} has protocol rules rxacp implements; use {instead} instead"
-        )
-    return method
+__all__ = ["Started", "as_observable", "to_future"]
 
 
 def as_observable(

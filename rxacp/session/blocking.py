@@ -1,9 +1,8 @@
 """``wait_for``: block the calling thread on a one-value Observable, with a bound.
 
-The thread-blocking shell of the sync APIs (``AcpSyncClient``, ``AcpSyncAgent``,
-``SyncPromptContext``). Unlike ``Observable.run()`` it has a timeout and disposes the
-subscription when the wait is interrupted (Ctrl-C, timeout), so the peer is told
-(``$/cancel_request``).
+The thread-blocking shell of the sync APIs (the roles' blocking twins). Unlike
+``Observable.run()`` it has a timeout and disposes the subscription when the wait is
+interrupted (Ctrl-C, timeout), so the peer is told (``$/cancel_request``).
 
 This module is *not* responsible for what is being waited for.
 """

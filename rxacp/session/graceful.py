@@ -2,7 +2,7 @@
 SDK's Reactor context: by a ``contextvars.ContextVar`` set while a subscription is made.
 
 A request subscribed while a trigger is set sends its cancel when the trigger emits or
-completes (``$/cancel_request``; a client prompt sends ``session/cancel``) and *keeps waiting*
+completes (``$/cancel_request``, after the request's ``on_abandon``) and *keeps waiting*
 for the peer's answer, unlike disposal, which stops listening. A trigger that fails is ignored.
 
 This module is *not* responsible for sending anything; it only carries the trigger.

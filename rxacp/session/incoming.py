@@ -58,7 +58,7 @@ class IncomingRequest:
         """The raw ``params`` JSON value (``None`` when absent)."""
         self.answered = False
         self.cancel_hook: CancelRequestHook | None = None
-        """Optional override for ``$/cancel_request`` handling (used by the prompt turn)."""
+        """Optional override for ``$/cancel_request`` handling (used by the role layer)."""
         self._subscription: abc.DisposableBase | None = None
         self._lock = threading.Lock()
 

@@ -27,8 +27,8 @@ the outgoing requests, :class:`Inbox` (``inbox.py``) the ordered notifications a
 :class:`InFlightRequests` (``dispatch.py``) the incoming requests, ``backpressure.py`` the
 producer gate.
 
-This module is *not* responsible for ACP semantics (prompt turns, capabilities, typed handler
-registration): those live in ``rxacp.client`` and ``rxacp.agent``.
+This module is *not* responsible for ACP semantics (capabilities, typed handler registration):
+those live in ``rxacp.roles``, ``rxacp.client`` and ``rxacp.agent``.
 """
 
 from __future__ import annotations
@@ -253,8 +253,8 @@ class AcpSession:
 
         ``held=False``: its requests reach the handler at once, never held while the peer is
         not reading nor past ``max_workers`` of the method (``docs/reliability.md``); for
-        requests that must see what arrives after them (a prompt turn and its
-        ``session/cancel``) and that something else bounds.
+        requests that must see what arrives after them (a long request and the
+        notification that cancels it) and that something else bounds.
         """
         self._in_flight.handlers[method] = handler
         if held:

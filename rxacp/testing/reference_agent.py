@@ -49,7 +49,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent import AcpAgent, AcpAsyncAgent, AcpSyncAgent, PromptContext, SyncPromptContext
+from ..agent import (
+    AcpAgent,
+    AcpAsyncAgent,
+    AcpSyncAgent,
+    PromptContext,
+    SyncAgentBuilder,
+    SyncPromptContext,
+)
 from ..errors import AcpProtocolException, peer_echo
 from ..schema import (
     AgentMessageChunk,
@@ -284,7 +291,10 @@ def build_agent(api: str, transport: AcpTransport, options: ReferenceOptions) ->
     builder.list_sessions_handler(sessions.list_sessions)
     builder.close_session_handler(sessions.close_session)
     builder.set_session_mode_handler(sessions.set_mode)
-    builder.prompt_handler(prompt_sync if api == "sync" else prompt_async)
+    if isinstance(builder, SyncAgentBuilder):
+        builder.prompt_handler(prompt_sync)
+    else:
+        builder.prompt_handler(prompt_async)
     if 2 in options.protocol_versions:
         from ._reference_v2 import v2_handlers
 

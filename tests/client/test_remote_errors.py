@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rxacp import AcpRemoteException
-from rxacp.agent import AcpAgent, SyncPromptContext
+from rxacp.agent import AcpAgent, SyncAgentBuilder, SyncPromptContext
 from rxacp.agent.support import AcpAgentSupport, acp_agent, prompt
 from rxacp.client import AcpClient
 from rxacp.errors import AcpErrorCodes, AcpProtocolException, exception_to_error
@@ -137,11 +137,12 @@ def test_an_agent_handler_letting_the_clients_error_escape_answers_32603_not_the
 
     end = pair.agent_transport
     builder = AcpAgent.sync(end) if api == "sync" else AcpAgent.async_(end)
-    agent = (
-        builder.initialize_handler(lambda req: InitializeResponse.ok())
-        .prompt_handler(sync_prompt if api == "sync" else async_prompt)
-        .build()
-    )
+    builder.initialize_handler(lambda req: InitializeResponse.ok())
+    if isinstance(builder, SyncAgentBuilder):
+        builder.prompt_handler(sync_prompt)
+    else:
+        builder.prompt_handler(async_prompt)
+    agent = builder.build()
     agent.start()
     client = _client(pair)
     try:

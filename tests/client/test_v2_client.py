@@ -3,18 +3,36 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from reactivex import operators as ops
 
 from rxacp.agent import AcpAgent
+from rxacp.agent import SyncPromptContext as V1Context
 from rxacp.agent.v2 import AgentHandlers, SyncPromptContext
 from rxacp.client import AcpAsyncClient, AcpClient, CancellationSignal
 from rxacp.errors import AcpCapabilityException, AcpProtocolException
-from rxacp.schema import NewSessionResponse, PromptResponse, RequestPermissionResponse, v2
+from rxacp.schema import (
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    RequestPermissionResponse,
+    v2,
+)
 from rxacp.testing.memory import InMemoryTransportPair
+
+
+def _say(text: str) -> Callable[[PromptRequest, V1Context], PromptResponse]:
+    """A sync prompt handler that sends ``text`` and ends the turn."""
+
+    def prompt(_req: PromptRequest, ctx: V1Context) -> PromptResponse:
+        ctx.send_message(text)
+        return PromptResponse.end_turn()
+
+    return prompt
+
 
 SID = "s1"
 WAIT = 10.0
@@ -37,7 +55,7 @@ class Pair:
         builder = (
             AcpAgent.sync(self.pair.agent_transport)
             .new_session_handler(lambda _r: NewSessionResponse(session_id=SID))
-            .prompt_handler(lambda _r, ctx: ctx.send_message("v1") or PromptResponse.end_turn())
+            .prompt_handler(_say("v1"))
         )
         if v2_agent:
             builder.protocol_v2(

@@ -18,7 +18,7 @@ import queue
 import random
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rxacp import jsonrpc
-from rxacp.agent import AcpAgent, AcpSyncAgent
+from rxacp.agent import AcpAgent, AcpSyncAgent, SyncPromptContext
 from rxacp.client import AcpClient, AcpSyncClient
 from rxacp.schema import (
     NewSessionResponse,
@@ -39,6 +39,17 @@ from rxacp.transport.framing import LineFramer
 from tests.session.conftest import ScriptedTransport, flush
 
 from .conftest import Figure, scaled, wait_until
+
+
+def _say(text: str) -> Callable[[PromptRequest, SyncPromptContext], PromptResponse]:
+    """A sync prompt handler that sends ``text`` and ends the turn."""
+
+    def prompt(_req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        ctx.send_message(text)
+        return PromptResponse.end_turn()
+
+    return prompt
+
 
 LINES_PER_EXAMPLE = 100
 EXAMPLES = scaled(100, 500)  # x 100 lines = 10,000 lines per side (50,000 long)
@@ -288,7 +299,7 @@ def agent_side() -> Iterator[tuple[Side, AcpSyncAgent]]:
     agent = (
         AcpAgent.sync(peer)
         .new_session_handler(lambda req: NewSessionResponse(session_id="s1"))
-        .prompt_handler(lambda req, ctx: (ctx.send_message("ok"), PromptResponse.end_turn())[1])
+        .prompt_handler(_say("ok"))
         .ext_request_handler(PING, lambda params: {})
         .build()
     )

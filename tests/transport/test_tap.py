@@ -6,13 +6,14 @@ import asyncio
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rxacp.agent import AcpAgent, AcpSyncAgent
+from rxacp.agent import AcpAgent, AcpSyncAgent, SyncPromptContext
 from rxacp.client import AcpClient
-from rxacp.schema import NewSessionResponse, PromptResponse
+from rxacp.schema import NewSessionResponse, PromptRequest, PromptResponse
 from rxacp.schema.strict import validate_message
 from rxacp.testing.memory import InMemoryTransportPair
 from rxacp.transport import (
@@ -26,6 +27,17 @@ from rxacp.transport import (
 )
 from rxacp.transport.base import Frame
 
+
+def _say(text: str) -> Callable[[PromptRequest, SyncPromptContext], PromptResponse]:
+    """A sync prompt handler that sends ``text`` and ends the turn."""
+
+    def prompt(_req: PromptRequest, ctx: SyncPromptContext) -> PromptResponse:
+        ctx.send_message(text)
+        return PromptResponse.end_turn()
+
+    return prompt
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,7 +45,7 @@ def _agent(pair: InMemoryTransportPair) -> AcpSyncAgent:
     agent = (
         AcpAgent.sync(pair.agent_transport)
         .new_session_handler(lambda req: NewSessionResponse(session_id="s-1"))
-        .prompt_handler(lambda req, ctx: (ctx.send_message("hi"), PromptResponse.end_turn())[1])
+        .prompt_handler(_say("hi"))
         .build()
     )
     agent.start()

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ...roles.handlers import check_ext_method
 from ...schema.methods import METHODS, MethodSpec
-from ...session.adapters import check_ext_method
 
 __all__ = [
     "AgentInfo",

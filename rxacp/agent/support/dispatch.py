@@ -32,10 +32,10 @@ from reactivex.disposable import (
 )
 
 from ...errors import AcpErrorCodes, AcpProtocolException
+from ...roles.handlers import empty_result
 from ...schema import AcpModel, PromptResponse
 from ...session import AcpObservable
 from ...session.adapters import to_future
-from ...session.handlers import empty_result
 from ..context import PromptContext
 from .discovery import ExceptionHandlerDef, most_specific
 from .invocation import InvocationContext, ReturnValueHandler

@@ -18,9 +18,8 @@ Not responsible for when the turn ends (``turn.py``).
 
 from __future__ import annotations
 
-import itertools
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import reactivex
@@ -28,7 +27,7 @@ from reactivex import abc
 from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
-from ...capabilities import NegotiatedCapabilities
+from ...roles.twins import Blocking
 from ...schema.v2 import (
     PlanEntry,
     RequestPermissionRequest,
@@ -37,28 +36,14 @@ from ...schema.v2 import (
     UpdateSessionNotification,
 )
 from ...session import AcpObservable
-from ...session.signal import CancelReason
 from ..calls import SyncClientCalls
+from ..turn_view import TurnView, WhenCancelled, allowed, chosen
 from .turn import PromptTurnV2
 
 if TYPE_CHECKING:
     from ..core import AgentCore
 
 __all__ = ["PromptContext", "SyncPromptContext", "v1_permission_to_v2", "v1_update_to_v2"]
-
-_tool_ids = itertools.count(1)
-
-
-def _selected(response: RequestPermissionResponse) -> str | None:
-    outcome = response.to_wire().get("outcome") or {}
-    if outcome.get("outcome") == "selected":
-        option = outcome.get("optionId")
-        return option if isinstance(option, str) else None
-    return None  # cancelled, or an outcome this SDK does not know: never an approval (spec)
-
-
-def _allowed(response: RequestPermissionResponse) -> bool:
-    return _selected(response) == "allow"
 
 
 def _is_v1(value: Any) -> bool:
@@ -113,48 +98,14 @@ def v1_permission_to_v2(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _ContextBase:
-    def __init__(self, core: AgentCore, turn: PromptTurnV2) -> None:
-        self._core = core
-        self._turn = turn
-
-    @property
-    def session_id(self) -> str:
-        """The ACP session this turn belongs to."""
-        return self._turn.session_id
-
-    @property
-    def request(self) -> Any:
-        """The v2 ``session/prompt`` request being handled (``rxacp.schema.v2.PromptRequest``)."""
-        return self._turn.request
+class _ContextBase(TurnView[Any]):
+    _protocol_version = 2
+    _turn: PromptTurnV2
 
     @property
     def message_id(self) -> str:
         """The id of the user message this prompt inserted (the ``session/prompt`` answer)."""
         return self._turn.message_id
-
-    @property
-    def client_capabilities(self) -> NegotiatedCapabilities:
-        """What the client advertised in the v2 ``initialize`` (``capabilities``)."""
-        return self._core.client_capabilities or NegotiatedCapabilities({}, 2, peer="client")
-
-    @property
-    def scheduler(self) -> abc.SchedulerBase:
-        """The connection's scheduler (timers in virtual time in tests)."""
-        return self._core.session.scheduler
-
-    def is_cancelled(self) -> bool:
-        """True once the turn is cancelled by any trigger (sticky)."""
-        return self._turn.signal.is_set()
-
-    def on_cancel(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once on cancellation (now, if already cancelled). Must not block."""
-        self._turn.signal.on_cancel(callback)
-
-    @property
-    def cancel_reason(self) -> CancelReason | None:
-        """Which trigger cancelled the turn (``CancelReason.SESSION_CANCEL``...)."""
-        return self._turn.signal.reason
 
     # -- updates (never block) ------------------------------------------------------------------
     def send_update(self, update: Any) -> None:
@@ -221,22 +172,12 @@ class _ContextBase:
             }
         )
 
-    def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: str | None = None,
-        status: str = "pending",
-        tool_call_id: str | None = None,
-        **fields: Any,
-    ) -> str:
-        """Announce a tool call (the first ``tool_call_update`` of its id creates it); returns
-        the id."""
-        call_id = tool_call_id or f"call_{next(_tool_ids)}"
+    def _announce_tool_call(
+        self, call_id: str, title: str, kind: str | None, status: str, fields: dict[str, Any]
+    ) -> None:
         if kind is not None:
             fields["kind"] = kind
         self.update_tool_call(call_id, title=title, status=status, **fields)
-        return call_id
 
     def update_tool_call(self, tool_call_id: str, **fields: Any) -> None:
         """Patch a tool call (``tool_call_update``): a field given is replaced, ``None``
@@ -293,21 +234,12 @@ class _ContextBase:
         return [{"optionId": o, "name": n, "kind": k} for o, n, k in pairs]
 
 
-class PromptContext(_ContextBase):
+class PromptContext(_ContextBase, WhenCancelled):
     """The async v2 handler's context: client calls are cold :class:`AcpObservable`\\ s."""
 
     def to_sync(self) -> SyncPromptContext:
         """The blocking view of the same turn."""
         return SyncPromptContext(self._core, self._turn)
-
-    def when_cancelled(self) -> reactivex.Observable[CancelReason]:
-        """Emits the reason and completes when the turn is cancelled (late subscribers too)::
-
-        work.pipe(ops.take_until(ctx.when_cancelled()))
-
-        when_cancelled()   ----------r|
-        """
-        return self._turn.signal.when_cancelled()
 
     def request_permission(
         self, request: RequestPermissionRequest | Mapping[str, Any]
@@ -323,20 +255,14 @@ class PromptContext(_ContextBase):
             [("allow", "Allow", "allow_once"), ("reject", "Reject", "reject_once")]
         )
         source = self.request_permission({"title": action, "options": options})
-        return cast(AcpObservable[bool], source.pipe(ops.map(_allowed)))
+        return cast(AcpObservable[bool], source.pipe(ops.map(allowed)))
 
     def ask_choice(self, question: str, options: Sequence[str]) -> AcpObservable[str | None]:
         """Ask the user to pick one of ``options``: ``--text|``, or ``--None|`` if cancelled."""
         perm = self._options([(str(i), text, "allow_once") for i, text in enumerate(options)])
 
-        def chosen(response: RequestPermissionResponse) -> str | None:
-            selected = _selected(response)
-            if selected is not None and selected.isdigit() and int(selected) < len(options):
-                return options[int(selected)]
-            return None
-
         source = self.request_permission({"title": question, "options": perm})
-        return cast(AcpObservable[str | None], source.pipe(ops.map(chosen)))
+        return cast(AcpObservable[str | None], source.pipe(ops.map(chosen(options))))
 
 
 class SyncPromptContext(_ContextBase):
@@ -357,21 +283,6 @@ class SyncPromptContext(_ContextBase):
     def _block(self, source: reactivex.Observable[Any], what: str) -> Any:
         return SyncClientCalls._block(cast(Any, self), source, what)
 
-    def request_permission(
-        self, request: RequestPermissionRequest | Mapping[str, Any]
-    ) -> RequestPermissionResponse:
-        """Blocking :meth:`PromptContext.request_permission`."""
-        return cast(
-            RequestPermissionResponse,
-            self._block(self._async.request_permission(request), "request_permission"),
-        )
-
-    def ask_permission(self, action: str) -> bool:
-        """Blocking :meth:`PromptContext.ask_permission`."""
-        return bool(self._block(self._async.ask_permission(action), "ask_permission"))
-
-    def ask_choice(self, question: str, options: Sequence[str]) -> str | None:
-        """Blocking :meth:`PromptContext.ask_choice`."""
-        return cast(
-            str | None, self._block(self._async.ask_choice(question, options), "ask_choice")
-        )
+    request_permission = Blocking(PromptContext.request_permission)
+    ask_permission = Blocking(PromptContext.ask_permission)
+    ask_choice = Blocking(PromptContext.ask_choice)

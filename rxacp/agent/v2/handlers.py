@@ -17,7 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
 
+from ...roles.builders import HandlerSetter
+from ...schema import methods as m
+from ...schema import v2
 from ...schema.v2 import AgentCapabilities, AuthMethod, Implementation
+from ...schema.v2.methods import AUTH_LOGIN, AUTH_LOGOUT, TERMINAL_CANCEL, TOOL_CALL_CANCEL
+from ...schema.v2.methods import METHODS as V2
 
 __all__ = ["AgentHandlers"]
 
@@ -84,71 +89,59 @@ class AgentHandlers:
                 "auth/logout (login_handler and logout_handler)"
             )
 
-    # -- handlers ------------------------------------------------------------------------------
-    def _on(self, method: str, fn: Callable[..., Any]) -> Self:
-        if not callable(fn):
-            raise TypeError(f"the handler for {method} must be callable")
+    # -- handlers (from the v2 method table: rxacp.roles.builders) -------------------------------
+    def _set_handler(self, method: str, fn: Callable[..., Any]) -> None:
         self.handlers[method] = fn
-        return self
 
-    def initialize_handler(self, fn: Callable[..., Any]) -> Self:
-        """``initialize`` (v2 models; default: version 2, :meth:`agent_info`, capabilities)."""
-        return self._on("initialize", fn)
-
-    def login_handler(self, fn: Callable[..., Any]) -> Self:
-        """``auth/login`` (v1 ``authenticate``)."""
-        return self._on("auth/login", fn)
-
-    def logout_handler(self, fn: Callable[..., Any]) -> Self:
-        """``auth/logout`` (v1 ``logout``; no capability marker in v2)."""
-        return self._on("auth/logout", fn)
-
-    def new_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/new`` (baseline)."""
-        return self._on("session/new", fn)
-
-    def list_sessions_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/list`` (baseline in v2: no capability)."""
-        return self._on("session/list", fn)
-
-    def resume_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/resume`` (baseline; with ``replayFrom`` it replaces v1 ``session/load``:
-        send the history as ``session/update``\\ s before answering)."""
-        return self._on("session/resume", fn)
-
-    def close_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/close`` (baseline); the SDK cancels the session's active turn first."""
-        return self._on("session/close", fn)
-
-    def delete_session_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/delete`` (advertises ``session.delete``)."""
-        return self._on("session/delete", fn)
-
-    def set_session_config_option_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/set_config_option`` (v2's replacement of ``session/set_mode``)."""
-        return self._on("session/set_config_option", fn)
-
-    def prompt_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/prompt``: ``fn(request, context)``, the same shape as v1.
-
-        The SDK accepts the prompt at once (answer ``{"messageId"}``), reports the user
-        message and ``running``, and ends the turn with an ``idle`` ``state_update`` from what
-        the handler returns: ``None`` → ``end_turn``; a stop-reason string (``"refusal"``...);
-        a v1 ``PromptResponse`` (its ``stopReason`` and ``_meta``). After ``session/cancel`` it
-        is ``cancelled`` whatever the handler does; an error becomes stop reason ``error``."""
-        return self._on("session/prompt", fn)
-
-    def cancel_handler(self, fn: Callable[..., Any]) -> Self:
-        """``session/cancel``: called after the SDK marked the turn cancelled."""
-        return self._on("session/cancel", fn)
-
-    def cancel_tool_call_handler(self, fn: Callable[..., Any]) -> Self:
-        """``tool_call/cancel`` (advertised per tool call by its ``capabilities.cancel``)."""
-        return self._on("tool_call/cancel", fn)
-
-    def cancel_terminal_handler(self, fn: Callable[..., Any]) -> Self:
-        """``terminal/cancel`` (advertised per display terminal)."""
-        return self._on("terminal/cancel", fn)
+    initialize_handler = HandlerSetter[v2.InitializeRequest, v2.InitializeResponse](
+        m.INITIALIZE, "v2 models; default: version 2, :meth:`agent_info`, capabilities.", V2
+    )
+    login_handler = HandlerSetter[v2.LoginAuthRequest, v2.LoginAuthResponse](
+        AUTH_LOGIN, "v1 ``authenticate``.", V2
+    )
+    logout_handler = HandlerSetter[v2.LogoutAuthRequest, v2.LogoutAuthResponse](
+        AUTH_LOGOUT, "v1 ``logout``; no capability marker in v2.", V2
+    )
+    new_session_handler = HandlerSetter[v2.NewSessionRequest, v2.NewSessionResponse](
+        m.SESSION_NEW, "Baseline.", V2
+    )
+    list_sessions_handler = HandlerSetter[v2.ListSessionsRequest, v2.ListSessionsResponse](
+        m.SESSION_LIST, "Baseline in v2: no capability.", V2
+    )
+    resume_session_handler = HandlerSetter[v2.ResumeSessionRequest, v2.ResumeSessionResponse](
+        m.SESSION_RESUME,
+        "Baseline; with ``replayFrom`` it replaces v1 ``session/load``: send the history as "
+        "``session/update``\\ s before answering.",
+        V2,
+    )
+    close_session_handler = HandlerSetter[v2.CloseSessionRequest, v2.CloseSessionResponse](
+        m.SESSION_CLOSE, "Baseline; the SDK cancels the session's active turn first.", V2
+    )
+    delete_session_handler = HandlerSetter[v2.DeleteSessionRequest, v2.DeleteSessionResponse](
+        m.SESSION_DELETE, "", V2
+    )
+    set_session_config_option_handler = HandlerSetter[
+        v2.SetSessionConfigOptionRequest, v2.SetSessionConfigOptionResponse
+    ](m.SESSION_SET_CONFIG_OPTION, "v2's replacement of ``session/set_mode``.", V2)
+    prompt_handler = HandlerSetter[v2.PromptRequest, v2.PromptResponse](
+        m.SESSION_PROMPT,
+        "``fn(request, context)``, the same shape as v1. The SDK accepts the prompt at once "
+        '(answer ``{"messageId"}``), reports the user message and ``running``, and ends the '
+        "turn with an ``idle`` ``state_update`` from what the handler returns: ``None`` → "
+        '``end_turn``; a stop-reason string (``"refusal"``...); a v1 ``PromptResponse`` (its '
+        "``stopReason`` and ``_meta``). After ``session/cancel`` it is ``cancelled`` whatever "
+        "the handler does; an error becomes stop reason ``error``.",
+        V2,
+    )
+    cancel_handler = HandlerSetter[v2.CancelSessionNotification, None](
+        m.SESSION_CANCEL, "Called after the SDK marked the turn cancelled.", V2
+    )
+    cancel_tool_call_handler = HandlerSetter[v2.CancelToolCallRequest, v2.CancelToolCallResponse](
+        TOOL_CALL_CANCEL, "Advertised per tool call by its ``capabilities.cancel``.", V2
+    )
+    cancel_terminal_handler = HandlerSetter[v2.CancelTerminalRequest, v2.CancelTerminalResponse](
+        TERMINAL_CANCEL, "Advertised per display terminal.", V2
+    )
 
 
 def _auth_method(wire: Mapping[str, Any]) -> Any:

@@ -24,11 +24,11 @@ import reactivex
 
 from ...capabilities import NegotiatedCapabilities
 from ...errors import AcpErrorCodes, AcpProtocolException
+from ...roles.handlers import parse_params, run_handler
 from ...schema.methods import METHODS as V1_METHODS
 from ...schema.v2 import AgentCapabilities, Implementation, InitializeRequest, InitializeResponse
 from ...schema.v2.methods import METHODS as V2_METHODS
 from ...session import IncomingRequest
-from ...session.handlers import parse_params, run_handler
 from .context import PromptContext, SyncPromptContext
 from .handlers import AgentHandlers
 from .turn import PromptTurnV2

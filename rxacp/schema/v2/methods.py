@@ -1,21 +1,22 @@
 """The ACP v2 method table (data only): one :class:`~rxacp.schema.methods.MethodSpec` per method.
 
-The same rows as :mod:`rxacp.schema.methods` for v1, from ``spec/v2/meta.json``, with the v2
-models. v2 removes ``authenticate``/``logout`` (now ``auth/login``/``auth/logout``),
-``session/load`` (``session/resume`` with ``replayFrom``), ``session/set_mode``, and the client's
-``fs/*`` and ``terminal/*`` methods; it adds ``tool_call/cancel`` and ``terminal/cancel``.
-``session/list``, ``session/resume`` and ``session/close`` are baseline (no capability) when the
-agent advertises ``capabilities.session``; ``session/delete`` is gated by ``session.delete``.
+The rows v2 shares with v1 are derived from v1's table
+(:func:`~rxacp.schema._method_spec.in_version`: the same method with the v2 models of the same
+names), from ``spec/v2/meta.json``. v2 removes ``authenticate``/``logout`` (now
+``auth/login``/``auth/logout``), ``session/load`` (``session/resume`` with ``replayFrom``),
+``session/set_mode``, and the client's ``fs/*`` and ``terminal/*`` methods; it adds
+``tool_call/cancel`` and ``terminal/cancel``. ``session/list``, ``session/resume`` and
+``session/close`` are baseline (no capability) when the agent advertises
+``capabilities.session``; ``session/delete`` is gated by ``session.delete``.
 
 Not responsible for routing (the agent and client use this table) or for the models.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
-from rxacp.schema._method_spec import MethodSpec
-from rxacp.schema._method_spec import note as _note
+from rxacp.schema._method_spec import MethodSpec, in_version
 from rxacp.schema._method_spec import req as _req
 from rxacp.schema.methods import (
     CANCEL_REQUEST,
@@ -33,6 +34,7 @@ from rxacp.schema.methods import (
     SESSION_SET_CONFIG_OPTION,
     SESSION_UPDATE,
 )
+from rxacp.schema.methods import METHODS as V1_METHODS
 from rxacp.schema.v2 import _generated as s
 
 __all__ = [
@@ -49,34 +51,25 @@ AUTH_LOGOUT: Final = "auth/logout"
 TOOL_CALL_CANCEL: Final = "tool_call/cancel"
 TERMINAL_CANCEL: Final = "terminal/cancel"
 
+
+def _v1(name: str, **changes: Any) -> MethodSpec:
+    """v1's row of ``name`` with the v2 models of the same names (and ``changes``)."""
+    return in_version(V1_METHODS[name], s, **changes)
+
+
 ALL_METHODS: Final[tuple[MethodSpec, ...]] = (
     # client -> agent
-    _req(INITIALIZE, "agent", s.InitializeRequest, s.InitializeResponse, "initialize"),
+    _v1(INITIALIZE),
     _req(AUTH_LOGIN, "agent", s.LoginAuthRequest, s.LoginAuthResponse, "login"),
     _req(AUTH_LOGOUT, "agent", s.LogoutAuthRequest, s.LogoutAuthResponse, "logout"),
-    _req(SESSION_NEW, "agent", s.NewSessionRequest, s.NewSessionResponse, "new_session"),
-    _req(SESSION_LIST, "agent", s.ListSessionsRequest, s.ListSessionsResponse, "list_sessions"),
-    _req(
-        SESSION_RESUME, "agent", s.ResumeSessionRequest, s.ResumeSessionResponse, "resume_session"
-    ),
-    _req(SESSION_CLOSE, "agent", s.CloseSessionRequest, s.CloseSessionResponse, "close_session"),
-    _req(
-        SESSION_DELETE,
-        "agent",
-        s.DeleteSessionRequest,
-        s.DeleteSessionResponse,
-        "delete_session",
-        "session.delete",
-    ),
-    _req(
-        SESSION_SET_CONFIG_OPTION,
-        "agent",
-        s.SetSessionConfigOptionRequest,
-        s.SetSessionConfigOptionResponse,
-        "set_session_config_option",
-    ),
-    _req(SESSION_PROMPT, "agent", s.PromptRequest, s.PromptResponse, "prompt"),
-    _note(SESSION_CANCEL, "agent", s.CancelSessionNotification, "cancel"),
+    _v1(SESSION_NEW),
+    _v1(SESSION_LIST, capability=None),  # baseline with ``capabilities.session``
+    _v1(SESSION_RESUME, capability=None),
+    _v1(SESSION_CLOSE, capability=None),
+    _v1(SESSION_DELETE, capability="session.delete"),
+    _v1(SESSION_SET_CONFIG_OPTION),
+    _v1(SESSION_PROMPT),
+    _v1(SESSION_CANCEL, _params=s.CancelSessionNotification),
     _req(
         TOOL_CALL_CANCEL,
         "agent",
@@ -92,27 +85,12 @@ ALL_METHODS: Final[tuple[MethodSpec, ...]] = (
         "cancel_terminal",
     ),
     # agent -> client
-    _req(
-        SESSION_REQUEST_PERMISSION,
-        "client",
-        s.RequestPermissionRequest,
-        s.RequestPermissionResponse,
-        "request_permission",
-    ),
-    _note(SESSION_UPDATE, "client", s.UpdateSessionNotification, "session_update"),
-    _req(
-        ELICITATION_CREATE,
-        "client",
-        s.CreateElicitationRequest,
-        s.CreateElicitationResponse,
-        "create_elicitation",
-        "elicitation",
-    ),
-    _note(
-        ELICITATION_COMPLETE, "client", s.CompleteElicitationNotification, "complete_elicitation"
-    ),
+    _v1(SESSION_REQUEST_PERMISSION),
+    _v1(SESSION_UPDATE, _params=s.UpdateSessionNotification),
+    _v1(ELICITATION_CREATE),
+    _v1(ELICITATION_COMPLETE, capability=None),
     # both
-    _note(CANCEL_REQUEST, "both", s.CancelRequestNotification, "cancel_request"),
+    _v1(CANCEL_REQUEST),
 )
 
 METHODS: Final[dict[str, MethodSpec]] = {spec.name: spec for spec in ALL_METHODS}

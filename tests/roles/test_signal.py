@@ -7,7 +7,7 @@ from typing import Any
 from rxacp.agent import CancelReason
 from rxacp.agent.cancel_signal import CancelSignal
 from rxacp.client import CancellationSignal
-from rxacp.session.signal import OneShotSignal
+from rxacp.roles.signal import OneShotSignal
 
 
 def test_a_signal_fires_once_with_the_first_reason() -> None:

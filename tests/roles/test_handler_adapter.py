@@ -8,14 +8,14 @@ import pytest
 import reactivex
 
 from rxacp.errors import AcpProtocolException
-from rxacp.schema import AgentCapabilities, ClientCapabilities
-from rxacp.schema.methods import METHODS
-from rxacp.session import IncomingRequest
-from rxacp.session.handlers import (
+from rxacp.roles.handlers import (
     capabilities_from_handlers,
     request_handler,
     unhandled_hint,
 )
+from rxacp.schema import AgentCapabilities, ClientCapabilities
+from rxacp.schema.methods import METHODS
+from rxacp.session import IncomingRequest
 
 
 class _Req:

@@ -14,6 +14,8 @@ what the engine calls the same way, driven by the method's :class:`MethodSpec`:
   or ``-32603`` naming the handler when that response has required fields;
 * :func:`request_handler` / :func:`notification_handler`: the three above, composed;
 * :func:`unhandled_hint` / :func:`builder_method`: what a ``-32601`` says to register;
+* :func:`check_ext_method` / :func:`check_raw_method`: which method names a registration may
+  use (ACP reserves names starting with ``_`` for extensions; ``$/`` is the engine's);
 * :func:`capabilities_from_handlers`: the capabilities the registered handlers imply, from the
   table's capability paths.
 
@@ -24,7 +26,7 @@ exist (the client and agent layers decide; they pass a ``before`` hook for their
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import pydantic
@@ -34,16 +36,18 @@ from reactivex import operators as ops
 from ..errors import AcpErrorCodes, AcpProtocolException
 from ..schema._base import AcpModel, validation_errors
 from ..schema.methods import METHODS, MethodSpec
-from .adapters import Started, as_observable
-from .incoming import IncomingNotification, IncomingRequest
+from ..session.adapters import Started, as_observable
+from ..session.incoming import IncomingNotification, IncomingRequest
 
 if TYPE_CHECKING:
-    from .session import AcpSession
+    from ..session.session import AcpSession
 
 __all__ = [
     "Role",
     "builder_method",
     "capabilities_from_handlers",
+    "check_ext_method",
+    "check_raw_method",
     "coerce_params",
     "empty_result",
     "handler_name",
@@ -66,6 +70,38 @@ _WHY = {
     "session/request_permission": "this client has no permission handler, so permission "
     "requests are refused; "
 }
+
+
+def check_ext_method(method: Any, where: str = "") -> str:
+    """Return ``method`` if it is an extension method name, else raise ``ValueError``.
+
+    ``where`` names the API that was called (e.g. ``"ext_request_handler"``) in the message.
+    """
+    if not isinstance(method, str) or not method.startswith("_"):
+        prefix = f"{where}: " if where else ""
+        raise ValueError(
+            f"{prefix}extension method names must start with '_' (e.g. '_myorg/ping'), "
+            f"got {method!r}"
+        )
+    return method
+
+
+def check_raw_method(method: Any, where: str, reserved: Mapping[str, str]) -> str:
+    """Return ``method`` if a raw handler may serve it, else raise ``ValueError``.
+
+    Any JSON-RPC method name is allowed except ``$/`` methods (the engine's) and ``reserved``,
+    the methods whose protocol rules the SDK itself implements (mapped to the typed API to use).
+    """
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"{where}: the method must be a non-empty string, got {method!r}")
+    if method.startswith("$/"):
+        raise ValueError(f"{where}: {method!r} is handled by the JSON-RPC engine itself")
+    instead = reserved.get(method)
+    if instead is not None:
+        raise ValueError(
+            f"{where}: {method!r} has protocol rules rxacp implements; use {instead} instead"
+        )
+    return method
 
 
 def parse_params(params_type: Any, raw: Any) -> Any:

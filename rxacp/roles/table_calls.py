@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 import reactivex
 
 from ..schema import methods as m
-from .observable import AcpObservable
+from ..session.observable import AcpObservable
 
 __all__ = ["BlockingCaller", "Caller", "TableMethod", "table_spec"]
 
@@ -51,21 +51,27 @@ def _model_name(ref: object) -> str | None:
     return ref if isinstance(ref, str) else getattr(ref, "__name__", repr(ref))
 
 
-def table_spec(method: str, side: m.MethodSide, params: object, result: object) -> m.MethodSpec:
+def table_spec(
+    method: str,
+    side: m.MethodSide,
+    params: object,
+    result: object,
+    table: Mapping[str, m.MethodSpec] = m.METHODS,
+) -> m.MethodSpec:
     """The table's entry for ``method``, checked against the side and types a call declares.
 
     ``params``/``result`` are model classes or model names (``None``: no result). Names are
     compared with the table's own references, so declaring an unstable call does not import
     the unstable schema.
     """
-    spec = m.METHODS[method]
+    spec = table[method]
     declared = (side, _model_name(params), _model_name(result))
     # the table's model references (class, or the name of an unstable model), not resolved
-    table = (spec.side, _model_name(spec._params), _model_name(spec._result))
-    if declared != table:
+    row = (spec.side, _model_name(spec._params), _model_name(spec._result))
+    if declared != row:
         raise TypeError(
             f"{method}: the declared types disagree with the method table "
-            f"(declared {declared}, table {table})"
+            f"(declared {declared}, table {row})"
         )
     return spec
 

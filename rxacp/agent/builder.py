@@ -196,33 +196,33 @@ class AcpAgentBuilder(RoleBuilder, Generic[_A]):
     initialize_handler = HandlerSetter[schema.InitializeRequest, schema.InitializeResponse](
         m.INITIALIZE, "Default: protocol 1, agent info, capabilities from the handlers."
     )
-    authenticate_handler = HandlerSetter[schema.AuthenticateRequest, schema.AuthenticateResponse](
-        m.AUTHENTICATE
-    )
-    logout_handler = HandlerSetter[schema.LogoutRequest, schema.LogoutResponse](m.LOGOUT)
+    authenticate_handler = HandlerSetter[
+        "schema.AuthenticateRequest", "schema.AuthenticateResponse"
+    ](m.AUTHENTICATE)
+    logout_handler = HandlerSetter["schema.LogoutRequest", "schema.LogoutResponse"](m.LOGOUT)
     new_session_handler = HandlerSetter[schema.NewSessionRequest, schema.NewSessionResponse](
         m.SESSION_NEW
     )
-    load_session_handler = HandlerSetter[schema.LoadSessionRequest, schema.LoadSessionResponse](
+    load_session_handler = HandlerSetter["schema.LoadSessionRequest", "schema.LoadSessionResponse"](
         m.SESSION_LOAD
     )
-    list_sessions_handler = HandlerSetter[schema.ListSessionsRequest, schema.ListSessionsResponse](
-        m.SESSION_LIST
-    )
+    list_sessions_handler = HandlerSetter[
+        "schema.ListSessionsRequest", "schema.ListSessionsResponse"
+    ](m.SESSION_LIST)
     delete_session_handler = HandlerSetter[
-        schema.DeleteSessionRequest, schema.DeleteSessionResponse
+        "schema.DeleteSessionRequest", "schema.DeleteSessionResponse"
     ](m.SESSION_DELETE)
     resume_session_handler = HandlerSetter[
-        schema.ResumeSessionRequest, schema.ResumeSessionResponse
+        "schema.ResumeSessionRequest", "schema.ResumeSessionResponse"
     ](m.SESSION_RESUME)
-    close_session_handler = HandlerSetter[schema.CloseSessionRequest, schema.CloseSessionResponse](
-        m.SESSION_CLOSE, "The SDK cancels the session's active turn before calling it."
-    )
+    close_session_handler = HandlerSetter[
+        "schema.CloseSessionRequest", "schema.CloseSessionResponse"
+    ](m.SESSION_CLOSE, "The SDK cancels the session's active turn before calling it.")
     set_session_mode_handler = HandlerSetter[
-        schema.SetSessionModeRequest, schema.SetSessionModeResponse
+        "schema.SetSessionModeRequest", "schema.SetSessionModeResponse"
     ](m.SESSION_SET_MODE)
     set_session_config_option_handler = HandlerSetter[
-        schema.SetSessionConfigOptionRequest, schema.SetSessionConfigOptionResponse
+        "schema.SetSessionConfigOptionRequest", "schema.SetSessionConfigOptionResponse"
     ](m.SESSION_SET_CONFIG_OPTION)
     cancel_handler = HandlerSetter[schema.CancelNotification, None](
         m.SESSION_CANCEL, "Called after the SDK marked the turn cancelled."

@@ -250,6 +250,6 @@ class SyncClientCalls:
         bounded by ``AgentCore.wait_bound``; refuses to run on the connection's event loop,
         which it would deadlock."""
         session = self._core.session
-        if session.runner.in_loop():
+        if session.in_loop():
             raise RuntimeError(f"a blocking {what} call would block the connection's event loop")
         return wait_for(source, self._core.wait_bound(), what=what)

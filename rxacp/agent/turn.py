@@ -129,16 +129,16 @@ class PromptTurn:
         self._answer(result=result, error=error)
 
     def _on_loop(self, fn: Any) -> None:
-        self._core.session.runner.call(fn)
+        self._core.session.run_on_loop(fn)
 
     def _on_loop_in_order(self, fn: Any) -> None:
-        """``fn`` on the loop, inline there; from another thread queued through the runner's
-        (gated) ``call_later``, in order with the thread's other updates."""
-        runner = self._core.session.runner
-        if runner.in_loop():
+        """``fn`` on the loop, inline there; from another thread queued (gated:
+        ``queue_on_loop``), in order with the thread's other updates."""
+        session = self._core.session
+        if session.in_loop():
             fn()
         else:
-            runner.call_later(fn)
+            session.queue_on_loop(fn)
 
     def _on_result(self, value: Any) -> None:
         self._got_value = True

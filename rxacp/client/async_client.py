@@ -314,7 +314,7 @@ class AcpAsyncClient(GatedCalls, ClosesGracefully):
             self._session.send_notification(m.SESSION_CANCEL, body)
             self._permissions.cancel_session(session_id)
 
-        self._session.runner.call(cancel_and_answer)
+        self._session.run_on_loop(cancel_and_answer)
 
     # ------------------------------------------------------------------ extensions
     def ext_method(self, method: str, params: Any = None) -> AcpObservable[Any]:

@@ -103,7 +103,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         return value
 
     def _check_caller(self, what: str) -> None:
-        if self._async.session.runner.in_loop():
+        if self._async.session.in_loop():
             raise RuntimeError(
                 f"AcpSyncClient.{what} called on the connection's own loop thread (from a consumer "
                 "or async handler); it would wait for itself. Use the async client there."
@@ -192,7 +192,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         agent meanwhile.
         """
         self._check_caller("prompt_turn")
-        buffer = TurnBuffer(self._async.session.runner)
+        buffer = TurnBuffer(self._async.session)
         source = self._async._prompt(request, stop, updates=True, hold=buffer.hold)
         bound = self._async.prompt_timeout
         limit = None if bound is None else bound + WAIT_SLACK_SECONDS

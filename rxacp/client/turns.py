@@ -227,8 +227,8 @@ class TurnBuffer:
     the loop's inbox wait (so reading the agent pauses) until the caller took half of them.
     """
 
-    def __init__(self, runner: Any, limit: int = 256) -> None:
-        self._runner = runner
+    def __init__(self, session: AcpSession, limit: int = 256) -> None:
+        self._session = session
         self._limit = limit
         self._cond = threading.Condition()
         self._items: collections.deque[tuple[str, Any]] = collections.deque()
@@ -270,7 +270,7 @@ class TurnBuffer:
             if self._holding is not None and len(self._items) <= self._limit // 2:
                 release, self._holding = self._holding, None
         if release is not None:
-            self._runner.call(release.on_completed)
+            self._session.run_on_loop(release.on_completed)
         return item
 
     def close(self) -> None:
@@ -279,4 +279,4 @@ class TurnBuffer:
             self._limit = 1 << 62
             release, self._holding = self._holding, None
         if release is not None:
-            self._runner.call(release.on_completed)
+            self._session.run_on_loop(release.on_completed)

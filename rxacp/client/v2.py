@@ -220,10 +220,10 @@ def prompt_turn(
 
         bound = client.prompt_timeout
         if bound is not None:
-            runner = client.session.runner
+            session = client.session
             timer.append(
-                client.session.scheduler.schedule_relative(
-                    bound, lambda _s, _st: runner.call(timed_out)
+                session.scheduler.schedule_relative(
+                    bound, lambda _s, _st: session.run_on_loop(timed_out)
                 )
             )
 

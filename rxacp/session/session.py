@@ -177,11 +177,6 @@ class AcpSession:
         return self._runner.loop
 
     @property
-    def runner(self) -> LoopRunner:
-        """The loop runner (use ``runner.call(fn)`` to run code on the connection's loop)."""
-        return self._runner
-
-    @property
     def owns_loop(self) -> bool:
         """True when the connection runs its own event loop on a daemon thread; False when it
         runs on a loop the caller passed in (or the running loop an async client was built

@@ -26,7 +26,7 @@ from reactivex.subject import AsyncSubject
 
 __all__ = ["CancelReason", "OneShotSignal"]
 
-_log = logging.getLogger("rxacp.session")
+_log = logging.getLogger("rxacp.roles")
 
 
 class CancelReason(StrEnum):

@@ -2,37 +2,28 @@
 
 :class:`InFlightRequests` routes each incoming request to its registered handler and keeps it
 until it is answered exactly once whatever races (handler result, ``$/cancel_request``, close);
-it writes the answer through the callables it is given. :func:`run_blocking` runs a blocking
-handler on the worker pool as a cold Observable.
-
+it writes the answer through the callables it is given.
 This module is *not* responsible for outgoing requests, notifications or the connection's
 lifecycle.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import inspect
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reactivex
-from reactivex import abc
-from reactivex.disposable import Disposable
 
 from .. import jsonrpc
 from ..errors import (
-    AcpConnectionException,
     AcpErrorCodes,
     AcpProtocolException,
     exception_to_error,
     peer_echo,
 )
-from .adapters import as_observable
 from .incoming import IncomingRequest
-from .observable import AcpObservable
 from .pending import to_wire_value
 from .state import CLOSED, ConnectionState
 
@@ -42,9 +33,8 @@ if TYPE_CHECKING:
     from .requests import Send
     from .session import AcpSession
     from .stats import SessionStats
-    from .workers import ExecutorWorkers, WorkerPool
 
-__all__ = ["InFlightRequests", "RequestHandler", "run_blocking"]
+__all__ = ["InFlightRequests", "RequestHandler"]
 
 _log = logging.getLogger("rxacp.session")
 
@@ -133,6 +123,20 @@ class InFlightRequests:
     def _full(self, method: str) -> bool:
         cap = self._max_per_method
         return cap is not None and self._running.get(method, 0) >= cap
+
+    def set_handler(self, method: str, handler: RequestHandler, *, held: bool = True) -> None:
+        """Register the handler of incoming requests for ``method`` (replacing any).
+
+        ``held=False``: its requests reach the handler at once, never held while the peer is
+        not reading nor past ``max_workers`` of the method (``docs/reliability.md``); for
+        requests that must see what arrives after them (a long request and the
+        notification that cancels it) and that something else bounds.
+        """
+        self.handlers[method] = handler
+        if held:
+            self.unheld.discard(method)
+        else:
+            self.unheld.add(method)
 
     def on_request(self, msg: jsonrpc.Request) -> None:
         """Route one incoming request (loop thread); held while the peer is not reading or
@@ -332,71 +336,3 @@ class InFlightRequests:
         self._running.clear()
         for req in requests:
             req.abandon()
-
-
-def run_blocking(
-    workers: WorkerPool | ExecutorWorkers,
-    loop: asyncio.AbstractEventLoop,
-    fn: Callable[[], _T],
-    *,
-    name: str | None = None,
-    lane: str | None = None,
-    hold: Callable[[], None] | None = None,
-) -> AcpObservable[_T]:
-    """A cold Observable that runs ``fn`` on ``workers`` (in ``lane``) and emits its result
-    (see ``AcpSession.run_blocking``): ``--R|``, or ``--X`` when it raises; an awaitable
-    result is awaited on ``loop``; disposing while it runs abandons it (its worker slot is
-    given back, logged with ``name``). ``hold`` runs on the worker before ``fn`` (the
-    outbound gate: a handler does not start while the peer is not reading)."""
-
-    def subscribe(
-        observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        disposed = [False]
-        returned = [False]  # fn is over: disposal from here on is no abandonment
-        awaited: list[abc.DisposableBase | None] = [None]
-
-        def work() -> None:
-            if disposed[0]:
-                return
-            if hold is not None:
-                hold()
-                if disposed[0]:
-                    return
-            try:
-                value = fn()
-            except Exception as exc:
-                returned[0] = True
-                if not disposed[0]:
-                    observer.on_error(exc)
-                return
-            returned[0] = True
-            if disposed[0]:
-                return
-            if inspect.isawaitable(value) and not isinstance(value, reactivex.Observable):
-                # an async def handler given to a blocking API: awaited on the loop
-                awaited[0] = as_observable(value, loop).subscribe(observer)
-                if disposed[0]:
-                    awaited[0].dispose()
-                return
-            observer.on_next(value)
-            observer.on_completed()
-
-        try:
-            task = workers.submit(
-                work, name=name or getattr(fn, "__qualname__", "blocking handler"), lane=lane
-            )
-        except RuntimeError as exc:
-            observer.on_error(AcpConnectionException(f"connection is closed: {exc}"))
-            return Disposable()
-
-        def dispose() -> None:
-            disposed[0] = True
-            if awaited[0] is not None:
-                awaited[0].dispose()
-            if not returned[0] and task.state == "running":  # queued: skipped by work()
-                workers.abandon(task)
-
-        return Disposable(dispose)
-
-    return AcpObservable(subscribe)

@@ -94,6 +94,16 @@ class Inbox:
         """True when nothing is queued and no handler holds the inbox."""
         return not self._queue and not self._busy
 
+    def set_handler(
+        self, method: str, handler: NotificationHandler, *, ordered: bool = True
+    ) -> None:
+        """Register the handler of incoming notifications for ``method``.
+
+        ``ordered=False`` runs it as soon as the notification arrives, ahead of queued ones
+        (used for cancellation, which must not wait behind a slow consumer).
+        """
+        self.handlers[method] = (handler, ordered)
+
     def on_notification(self, msg: jsonrpc.Notification) -> None:
         """Queue (or run at once, when unordered or idle) one incoming notification."""
         entry = self.handlers.get(msg.method)

@@ -15,17 +15,10 @@ The contract (DESIGN §3):
 * Incoming notifications reach their handlers in arrival order, one finished before the next
   starts; a response is delivered only after the notifications that arrived before it.
 
-Threads: all state lives on the connection's event loop (see :class:`LoopRunner`); public methods
-may be called from any thread and hand their work to the loop. Timers run on the injectable
-``scheduler``.
-
-The engine is composed of parts with their own state, each taking the callables it writes
-through: this module holds the public surface, registration and what settling the connection
-means; :class:`Lifecycle` (``lifecycle.py``) the start and close tasks, :class:`Wire`
-(``wire.py``) the frames in and out, :class:`PendingRequests` (``requests.py``)
-the outgoing requests, :class:`Inbox` (``inbox.py``) the ordered notifications and answers,
-:class:`InFlightRequests` (``dispatch.py``) the incoming requests, ``backpressure.py`` the
-producer gate.
+Threads: all state lives on the connection's event loop; public methods may be called from any
+thread and hand their work to the loop. Timers run on the injectable ``scheduler``. The parts
+(``lifecycle.py``, ``wire.py``, ``requests.py``, ``inbox.py``, ``dispatch.py``,
+``backpressure.py``) are described in ``docs/architecture.md``.
 
 This module is *not* responsible for ACP semantics (capabilities, typed handler registration):
 those live in ``rxacp.roles``, ``rxacp.client`` and ``rxacp.agent``.
@@ -47,11 +40,12 @@ from ..transport.base import AcpTransport
 from ._forward import Forwarded
 from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
 from .completion import Completion
-from .dispatch import InFlightRequests, RequestHandler, run_blocking
+from .dispatch import InFlightRequests, RequestHandler
 from .inbox import Inbox, NotificationHandler
 from .lifecycle import Lifecycle
 from .loop import LoopRunner
 from .observable import AcpObservable
+from .offload import run_blocking
 from .requests import CANCEL_REQUEST, PendingRequests
 from .state import ConnectionState
 from .stats import SessionStats
@@ -241,31 +235,11 @@ class AcpSession:
         return self._gate.paused
 
     # ------------------------------------------------------------------ registration
-    def set_request_handler(
-        self, method: str, handler: RequestHandler, *, held: bool = True
-    ) -> None:
-        """Register the handler of incoming requests for ``method`` (replacing any).
+    set_request_handler = Forwarded("_in_flight", InFlightRequests.set_handler)
+    """Register the handler of incoming requests for a method (``InFlightRequests.set_handler``)."""
 
-        ``held=False``: its requests reach the handler at once, never held while the peer is
-        not reading nor past ``max_workers`` of the method (``docs/reliability.md``); for
-        requests that must see what arrives after them (a long request and the
-        notification that cancels it) and that something else bounds.
-        """
-        self._in_flight.handlers[method] = handler
-        if held:
-            self._in_flight.unheld.discard(method)
-        else:
-            self._in_flight.unheld.add(method)
-
-    def set_notification_handler(
-        self, method: str, handler: NotificationHandler, *, ordered: bool = True
-    ) -> None:
-        """Register the handler of incoming notifications for ``method``.
-
-        ``ordered=False`` runs it as soon as the notification arrives, ahead of queued ones
-        (used for cancellation, which must not wait behind a slow consumer).
-        """
-        self._inbox.handlers[method] = (handler, ordered)
+    set_notification_handler = Forwarded("_inbox", Inbox.set_handler)
+    """Register the handler of incoming notifications for a method (``Inbox.set_handler``)."""
 
     @property
     def accept_batches(self) -> bool:
@@ -416,21 +390,10 @@ class AcpSession:
     def run_blocking(
         self, fn: Callable[[], _T], *, name: str | None = None, lane: str | None = None
     ) -> AcpObservable[_T]:
-        """A cold Observable that runs ``fn`` on the worker pool and emits its result.
-
-        ``--R|`` when ``fn`` returns ``R``; ``--X`` when it raises. When ``fn`` returns an
-        awaitable (it is an ``async def`` handler given to a blocking API), that is awaited on
-        the connection's loop and its outcome emitted. Disposing discards the result
-        (a running thread cannot be stopped; the handler should poll its cancellation state);
-        disposing while ``fn`` runs *abandons* it: its worker slot is given back to the pool
-        (bounded, logged with ``name``), so a handler that ignores cancellation does not starve
-        the next one.
-
-        ``lane`` (the engine's request handlers pass their method name) runs ``fn`` in a lane
-        of the pool with ``max_workers`` threads of its own, so work of one kind never waits
-        behind another kind that holds every worker (``docs/reliability.md``). While the
-        transport's write buffer is over its high-water mark (the peer is not reading), ``fn``
-        waits on its worker before it starts.
+        """A cold Observable that runs ``fn`` on the worker pool and emits its result:
+        ``--R|`` or ``--X``; disposing while it runs abandons it (its slot is given back).
+        ``lane`` runs it in a lane of its own; it waits to start while the peer is not
+        reading. The whole contract: :func:`rxacp.session.offload.run_blocking`.
         """
         return run_blocking(
             self._workers, self.loop, fn, name=name, lane=lane, hold=self._gate.wait_open

@@ -58,8 +58,7 @@ class Handoff(Generic[_T]):
     it. After :meth:`close` nothing more is delivered: ``push`` refuses, and a drain under way
     stops before its next item.
 
-    Thread safety: ``push`` and ``closed`` from any thread; ``attach`` once; ``close`` on the
-    delivering loop (a drain checks it between items) or once that loop is closed; the
+    Thread safety: ``push``, ``close`` and ``closed`` from any thread; ``attach`` once; the
     callbacks run on the loop only.
     """
 
@@ -142,12 +141,12 @@ class Handoff(Generic[_T]):
             hooks[0]()
         on_item = self._on_item
         try:
-            # no lock per item: pushes only append, and ``close`` (which empties the queue)
-            # runs on this loop or once the loop is closed, never during a drain
             for _ in range(count):
-                if self._closed or not items:
-                    return
-                on_item(items.popleft())
+                with self._lock:
+                    if self._closed or not items:
+                        return
+                    item = items.popleft()
+                on_item(item)
         finally:
             if hooks is not None:
                 hooks[1]()

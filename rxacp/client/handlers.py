@@ -262,6 +262,8 @@ def _consumers_handler(
     logged and does not stop the others.
     """
 
+    hop = session.queue_on_loop if session is not None else None
+
     def run_from(value: Any, start: int) -> reactivex.Observable[Any] | None:
         for index in range(start, len(consumers)):
             try:
@@ -277,8 +279,8 @@ def _consumers_handler(
                 result = as_observable(result)  # an async def consumer: awaited on the loop
             # the fast path (Started): an Observable that completed while subscribed lets the
             # next consumer run at once; one still working holds the rest until it ends
-            started = Started(result)
-            if started.done:
+            started = Started(result, hop=hop)
+            if started.ready:
                 started.subscription.dispose()  # reactivex's finally_action runs on disposal
                 if started.error is not None:
                     log_error(started.error)

@@ -204,8 +204,8 @@ def request_handler(
                 if not isinstance(result, reactivex.Observable):
                     source = None
                 else:
-                    started = Started(result, first=True)
-                    source = None if started.done else started.waiting()
+                    started = Started(result, first=True, hop=session.queue_on_loop)
+                    source = None if started.ready else started.waiting()
         except BaseException:
             if cleanup is not None:
                 cleanup()

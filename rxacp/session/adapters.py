@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import reactivex
@@ -73,12 +74,20 @@ class Started(abc.ObserverBase[Any]):
     consumer) on completion. Events after it settled are ignored. The caller disposes
     :attr:`subscription` once it settled (reactivex's ``finally_action`` runs on disposal);
     :meth:`waiting` hands it to its subscriber, whose end disposes it.
+
+    An outcome another thread produced (a worker emitting while the constructor subscribed, or
+    before :meth:`waiting` was subscribed) is not taken inline: that thread may have queued
+    hand-offs for the loop first (the updates a blocking handler sent before its answer), and
+    the outcome must come after them. Then :attr:`ready` is false and :meth:`waiting` replays
+    the outcome through ``hop`` (the session's ``queue_on_loop``: behind those hand-offs).
     """
 
     __slots__ = (
         "_first",
+        "_hop",
         "_lock",
         "_observer",
+        "_settler",
         "done",
         "error",
         "has_value",
@@ -86,8 +95,15 @@ class Started(abc.ObserverBase[Any]):
         "value",
     )
 
-    def __init__(self, source: reactivex.Observable[Any], first: bool = False) -> None:
+    def __init__(
+        self,
+        source: reactivex.Observable[Any],
+        first: bool = False,
+        hop: Callable[[Callable[[], None]], object] | None = None,
+    ) -> None:
         self._first = first
+        self._hop = hop
+        self._settler: int | None = None  # the thread that settled it
         self.done = False
         self.has_value = False
         self.value: Any = None
@@ -95,6 +111,12 @@ class Started(abc.ObserverBase[Any]):
         self._observer: abc.ObserverBase[Any] | None = None
         self._lock = threading.Lock()
         self.subscription: abc.DisposableBase = subscribe_direct(source, observer=self)
+
+    @property
+    def ready(self) -> bool:
+        """Settled, on this thread: the caller may take :attr:`value` / :attr:`error` now.
+        False while it runs, and when another thread settled it (wait on :meth:`waiting`)."""
+        return self.done and (self._hop is None or self._settler == threading.get_ident())
 
     def on_next(self, value: Any) -> None:
         """The source's value (the first one is kept)."""
@@ -118,6 +140,7 @@ class Started(abc.ObserverBase[Any]):
             if self.done:
                 return
             self.done = True
+            self._settler = threading.get_ident()
             observer = self._observer
         if observer is not None:
             self._replay(observer)
@@ -142,7 +165,10 @@ class Started(abc.ObserverBase[Any]):
                 self._observer = observer
                 done = self.done
             if done:  # settled between the subscription and this one
-                self._replay(observer)
+                if self.ready or self._hop is None:
+                    self._replay(observer)
+                else:  # behind what the settling thread queued for the loop before
+                    self._hop(lambda: self._replay(observer))
             return self.subscription
 
         return reactivex.create(hold)

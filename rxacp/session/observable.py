@@ -38,6 +38,12 @@ _D = TypeVar("_D")
 _E = TypeVar("_E")
 _F = TypeVar("_F")
 _G = TypeVar("_G")
+_X = TypeVar("_X")
+_Y = TypeVar("_Y")
+
+_O = reactivex.Observable
+_Op = Callable[[_X], _Y]
+"""One operator of a ``pipe``: the previous result ``_X`` -> ``_Y``."""
 
 
 class AcpObservable(reactivex.Observable[_T]):
@@ -72,133 +78,64 @@ class AcpObservable(reactivex.Observable[_T]):
 
     # mypy rejects an override whose overloads narrow the base's (``Observable[B]`` from the last
     # operator -> ``AcpObservable[B]``) although it is type-safe: the result is a subclass of
-    # what the base returns for the same operators. The one ignore of this module.
+    # what the base returns for the same operators. The one ignore of this module. Per operator
+    # count: the last returns an Observable (an ``AcpObservable`` results), or anything else.
+    # Written one overload in a line or two (the formatter would give each parameter one).
+    # fmt: off
     @overload  # type: ignore[override]
-    def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], reactivex.Observable[_A]],
-    ) -> AcpObservable[_A]: ...
-
+    def pipe(self, o1: _Op[_O[_T], _O[_A]], /) -> AcpObservable[_A]: ...
+    @overload
+    def pipe(self, o1: _Op[_O[_T], _A], /) -> _A: ...
+    @overload
+    def pipe(self, o1: _Op[_O[_T], _A], o2: _Op[_A, _O[_B]], /) -> AcpObservable[_B]: ...
+    @overload
+    def pipe(self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], /) -> _B: ...
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-    ) -> _A: ...
-
-    @overload
-    def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], reactivex.Observable[_B]],
-    ) -> AcpObservable[_B]: ...
-
-    @overload
-    def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-    ) -> _B: ...
-
-    @overload
-    def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], reactivex.Observable[_C]],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _O[_C]], /
     ) -> AcpObservable[_C]: ...
-
+    @overload
+    def pipe(self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], /) -> _C: ...
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-    ) -> _C: ...
-
-    @overload
-    def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], reactivex.Observable[_D]],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _O[_D]], /
     ) -> AcpObservable[_D]: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D], /
     ) -> _D: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], reactivex.Observable[_E]],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _O[_E]], /
     ) -> AcpObservable[_E]: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], _E],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _E], /
     ) -> _E: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], _E],
-        __op6: Callable[[_E], reactivex.Observable[_F]],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _E], o6: _Op[_E, _O[_F]], /
     ) -> AcpObservable[_F]: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], _E],
-        __op6: Callable[[_E], _F],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _E], o6: _Op[_E, _F], /
     ) -> _F: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], _E],
-        __op6: Callable[[_E], _F],
-        __op7: Callable[[_F], reactivex.Observable[_G]],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _E], o6: _Op[_E, _F], o7: _Op[_F, _O[_G]], /
     ) -> AcpObservable[_G]: ...
-
     @overload
     def pipe(
-        self,
-        __op1: Callable[[reactivex.Observable[_T]], _A],
-        __op2: Callable[[_A], _B],
-        __op3: Callable[[_B], _C],
-        __op4: Callable[[_C], _D],
-        __op5: Callable[[_D], _E],
-        __op6: Callable[[_E], _F],
-        __op7: Callable[[_F], _G],
+        self, o1: _Op[_O[_T], _A], o2: _Op[_A, _B], o3: _Op[_B, _C], o4: _Op[_C, _D],
+        o5: _Op[_D, _E], o6: _Op[_E, _F], o7: _Op[_F, _G], /
     ) -> _G: ...
 
+    # fmt: on
     def pipe(self, *operators: Callable[[Any], Any]) -> Any:
         """Like ``Observable.pipe``; the result is an ``AcpObservable`` when it is an Observable.
 

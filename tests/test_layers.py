@@ -85,3 +85,39 @@ def test_the_engine_names_no_role() -> None:
         if word in path.read_text(encoding="utf-8")
     }
     assert found == set()
+
+
+def _engine_imports(path: Path) -> set[str]:
+    """The ``session/`` modules ``path`` (a module of ``session/``) imports, type-checking
+    blocks included (``from .x import ...`` and ``rxacp.session.x``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.level == 1:
+                found.add(node.module.split(".")[0])
+            elif node.module.startswith("rxacp.session."):
+                found.add(node.module.split(".")[2])
+    return found - {path.stem}
+
+
+def test_the_engine_has_no_import_cycle() -> None:
+    """The engine's parts are tables that do not know each other or the session: its import
+    graph (type-only imports too) is acyclic, so ``AcpSession`` and ``Connection`` sit on top
+    and the tables below them."""
+    graph = {p.stem: _engine_imports(p) for p in (PACKAGE / "session").glob("*.py")}
+    graph.pop("__init__")
+    state: dict[str, str] = {}
+
+    def cycle_from(node: str, trail: list[str]) -> list[str] | None:
+        state[node] = "open"
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == "open":
+                return [*trail[trail.index(dep) :], dep] if dep in trail else [node, dep]
+            if dep not in state and (found := cycle_from(dep, [*trail, dep])) is not None:
+                return found
+        state[node] = "done"
+        return None
+
+    cycles = [c for n in sorted(graph) if n not in state and (c := cycle_from(n, [n]))]
+    assert cycles == []
+    assert "connection" in graph["session"] and "session" not in graph["connection"]

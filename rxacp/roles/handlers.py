@@ -204,7 +204,7 @@ def request_handler(
                 if not isinstance(result, reactivex.Observable):
                     source = None
                 else:
-                    started = Started(result, first=True, hop=session.queue_on_loop)
+                    started = Started(result, first=True, hop=_hop(session))
                     source = None if started.ready else started.waiting()
         except BaseException:
             if cleanup is not None:
@@ -221,6 +221,11 @@ def request_handler(
         return answered if cleanup is None else answered.pipe(ops.finally_action(cleanup))
 
     return handle
+
+
+def _hop(session: AcpSession | None) -> Callable[[Callable[[], None]], object] | None:
+    """How a handler's outcome produced on another thread reaches the loop (``Started``)."""
+    return None if session is None else session.queue_on_loop
 
 
 def _answer_now(

@@ -14,7 +14,7 @@ step (Java's ``.then(next)``). An error is kept until someone observes it, never
 Where the step ran: off the connection's loop the call returns once the step is done (the
 completion is already settled); on the connection's own loop the step is scheduled and the
 completion settles when it finished. This module is *not* responsible for the steps
-themselves (``session.py``, ``lifecycle.py``).
+themselves (``session.py``, ``connection.py``).
 """
 
 from __future__ import annotations

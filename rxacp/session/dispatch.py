@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from .backpressure import InboundGate, OutboundGate
     from .loop import LoopRunner
     from .requests import Send
-    from .session import AcpSession
     from .stats import SessionStats
 
 __all__ = ["InFlightRequests", "RequestHandler"]
@@ -49,7 +48,6 @@ class InFlightRequests:
     """Incoming requests not answered yet, by id, and the handlers they are routed to.
 
     Args:
-        session: what :attr:`IncomingRequest.session` returns.
         state: the connection's phase (read only).
         runner: hands answers from other threads to the loop.
         send: writes one message (raises before writing if it is not JSON).
@@ -70,7 +68,6 @@ class InFlightRequests:
 
     def __init__(
         self,
-        session: AcpSession,
         state: ConnectionState,
         runner: LoopRunner,
         send: Send,
@@ -82,7 +79,6 @@ class InFlightRequests:
         max_per_method: int | None = None,
         stats: SessionStats | None = None,
     ) -> None:
-        self._session = session
         self._state = state
         self._runner = runner
         self._send = send
@@ -214,7 +210,7 @@ class InFlightRequests:
         if self._state.refusing:
             self._write_error(rid, AcpErrorCodes.REQUEST_CANCELLED, "connection is closing")
             return
-        req = IncomingRequest(self._session, self, rid, msg.method, msg.params)
+        req = IncomingRequest(self, rid, msg.method, msg.params)
         self._table[rid] = req
         self._running[msg.method] = self._running.get(msg.method, 0) + 1
         try:

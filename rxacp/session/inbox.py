@@ -26,7 +26,6 @@ from .pending import PendingRequest
 if TYPE_CHECKING:
     from .backpressure import InboundGate
     from .loop import LoopRunner
-    from .session import AcpSession
 
 __all__ = ["Inbox", "NotificationHandler"]
 
@@ -62,7 +61,6 @@ class Inbox:
     """Ordered delivery of notifications and answers (loop thread).
 
     Args:
-        session: what :attr:`IncomingNotification.session` returns.
         runner: resumes the drain on the loop when an awaited handler finishes elsewhere.
         deliver: settles an outgoing request with its answer.
         role: for log messages.
@@ -71,14 +69,12 @@ class Inbox:
 
     def __init__(
         self,
-        session: AcpSession,
         runner: LoopRunner,
         deliver: Callable[[PendingRequest, Answer], None],
         *,
         role: str,
         gate: InboundGate | None = None,
     ) -> None:
-        self._session = session
         self._gate = gate
         self._runner = runner
         self._deliver = deliver
@@ -111,7 +107,7 @@ class Inbox:
             _log.debug("%s: no handler for notification %s; ignored", self._role, msg.method)
             return
         handler, ordered = entry
-        note = IncomingNotification(self._session, msg.method, msg.params)
+        note = IncomingNotification(msg.method, msg.params)
         if not ordered:
             self._run_unordered(handler, note)
             return

@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from reactivex import abc
-
-if TYPE_CHECKING:
-    from .dispatch import InFlightRequests
-    from .session import AcpSession
 
 __all__ = ["CancelRequestHook", "IncomingNotification", "IncomingRequest"]
 
@@ -26,12 +22,19 @@ CancelRequestHook = Callable[["IncomingRequest"], bool]
 """Called on ``$/cancel_request`` for a request; return True when it handled the cancel itself."""
 
 
+class AnswerWriter(Protocol):
+    """Where an :class:`IncomingRequest` writes its one answer (the engine's in-flight table,
+    ``dispatch.InFlightRequests``)."""
+
+    def write_answer(self, req: IncomingRequest, result: Any = None, error: Any = None) -> None:
+        """Write the answer of ``req`` (from any thread; the request claimed it)."""
+
+
 class IncomingRequest:
     """One request from the peer, in flight until it is answered exactly once."""
 
     __slots__ = (
         "_lock",
-        "_session",
         "_subscription",
         "_table",
         "answered",
@@ -43,13 +46,11 @@ class IncomingRequest:
 
     def __init__(
         self,
-        session: AcpSession,
-        table: InFlightRequests,
+        table: AnswerWriter,
         id: int | str | None,
         method: str,
         params: Any,
     ) -> None:
-        self._session = session
         self._table = table
         self.id = id
         """The request id, exactly as the peer sent it."""
@@ -61,11 +62,6 @@ class IncomingRequest:
         """Optional override for ``$/cancel_request`` handling (used by the role layer)."""
         self._subscription: abc.DisposableBase | None = None
         self._lock = threading.Lock()
-
-    @property
-    def session(self) -> AcpSession:
-        """The connection this request arrived on."""
-        return self._session
 
     def respond(self, result: Any) -> bool:
         """Answer with ``result`` (a model or JSON value) if not answered yet; thread-safe.
@@ -121,10 +117,9 @@ class IncomingRequest:
 class IncomingNotification:
     """One notification from the peer."""
 
-    __slots__ = ("method", "params", "session")
+    __slots__ = ("method", "params")
 
-    def __init__(self, session: AcpSession, method: str, params: Any) -> None:
-        self.session = session
+    def __init__(self, method: str, params: Any) -> None:
         self.method = method
         self.params = params
 

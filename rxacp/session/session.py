@@ -17,7 +17,7 @@ The contract (DESIGN §3):
 
 Threads: all state lives on the connection's event loop; public methods may be called from any
 thread and hand their work to the loop. Timers run on the injectable ``scheduler``. The parts
-(``lifecycle.py``, ``wire.py``, ``requests.py``, ``inbox.py``, ``dispatch.py``,
+(``connection.py``: the state machine; ``wire.py``, ``requests.py``, ``inbox.py``, ``dispatch.py``,
 ``backpressure.py``) are described in ``docs/architecture.md``.
 
 This module is *not* responsible for ACP semantics (capabilities, typed handler registration):
@@ -40,9 +40,9 @@ from ..transport.base import AcpTransport
 from ._forward import Forwarded
 from .backpressure import MAX_QUEUED_WRITES, GatedRunner, InboundGate, OutboundGate
 from .completion import Completion
+from .connection import Connection
 from .dispatch import InFlightRequests, RequestHandler
 from .inbox import Inbox, NotificationHandler
-from .lifecycle import Lifecycle
 from .loop import LoopRunner
 from .observable import AcpObservable
 from .offload import run_blocking
@@ -122,8 +122,6 @@ class AcpSession:
             self._gate,
             self.stats,
             role=role,
-            on_eof=lambda reason: self._settle(reason, False),
-            on_first_write=lambda: self._life.ensure_started(),
         )
         self._pending = PendingRequests(
             self._conn,
@@ -135,14 +133,12 @@ class AcpSession:
             stats=self.stats,
         )
         self._inbox = Inbox(
-            self,
             self._runner,
             self._pending.deliver,
             role=role,
             gate=read_gate,
         )
         self._in_flight = InFlightRequests(
-            self,
             self._conn,
             self._runner,
             self._wire.send,
@@ -153,16 +149,18 @@ class AcpSession:
             max_per_method=max_workers,
             stats=self.stats,
         )
-        self._wire.route(self._pending, self._inbox, self._in_flight)
-        self._life = Lifecycle(
+        self._connection = Connection(
             self._conn,
             self._runner,
             transport,
-            open_transport=self._wire.start,
-            settle=self._settle,
-            drained=self._inbox.wait_idle,
-            release=self._workers.shutdown,
+            wire=self._wire,
+            gate=self._gate,
+            pending=self._pending,
+            in_flight=self._in_flight,
+            inbox=self._inbox,
+            workers=self._workers,
         )
+        self._wire.route(self._pending, self._inbox, self._in_flight, self._connection)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -282,14 +280,14 @@ class AcpSession:
         when it finished (``--X`` if it failed); :meth:`start_async` waits there too.
         """
         if self._runner.in_loop():
-            self._life.ensure_started()
+            self._connection.ensure_started()
             return Completion.of_awaitable(self.loop, self.start_async, "start")
-        self._life.start(to_seconds(timeout, name="timeout") or 30.0)
+        self._connection.start(to_seconds(timeout, name="timeout") or 30.0)
         return Completion.of_done("start")
 
     async def start_async(self) -> None:
         """Start the transport from code running on the connection's loop, and wait for it."""
-        await self._life.start_async()
+        await self._connection.start_async()
 
     # ------------------------------------------------------------------ close
     def set_wire_observer(self, observer: WireObserver) -> None:
@@ -319,7 +317,7 @@ class AcpSession:
         transport to finish closing (for a spawned agent: until the process is gone), so a
         caller's loop may stop right after it.
         """
-        await self._life.wait_closed_async()
+        await self._connection.wait_closed_async()
 
     def close(self, timeout: Duration = 10.0) -> None:
         """Close **at once**: pending requests error, handlers are disposed, the transport closes
@@ -329,7 +327,7 @@ class AcpSession:
         Idempotent; safe from any thread, including handlers on the loop (then it is scheduled).
         ``timeout`` (a ``timedelta`` or seconds) bounds the wait off the loop.
         """
-        self._life.close(to_seconds(timeout, name="timeout") or 10.0)
+        self._connection.close(to_seconds(timeout, name="timeout") or 10.0)
 
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop, and
@@ -351,25 +349,11 @@ class AcpSession:
         completion settles when it finished.
         """
         bound = to_seconds(timeout, name="timeout") or self._pending.request_timeout or 60.0
-        self._life.close_gracefully(bound)
-        closed = self._life.closed
+        self._connection.close_gracefully(bound)
+        closed = self._connection.closed
         if not self._runner.in_loop() and not closed.wait(2 * bound + 10.0):
             closed.fail(AcpConnectionException(f"close did not finish within {2 * bound + 10:g} s"))
         return closed
-
-    def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
-        """Settle everything (loop thread). ``hard`` also fails answers queued in the inbox;
-        otherwise (EOF) the transport is closed next."""
-        if self._conn.end(reason):
-            self._life.release_start_waiters()
-            self._gate.open_forever()  # release producer threads waiting on back-pressure
-            self._pending.fail_all(reason)
-            self._in_flight.abandon_all()
-            self._conn.announce_end()
-            if not hard:
-                self._life.close_transport_soon()
-        if hard:
-            self._pending.fail_all(reason, self._inbox.clear())
 
     # ------------------------------------------------------------------ requests
     send_request = Forwarded("_pending", PendingRequests.request)

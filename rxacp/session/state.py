@@ -4,11 +4,11 @@
 are :data:`TRANSITIONS`, and the phase is written in exactly one place,
 :meth:`ConnectionState.advance` (a checked compare-and-set under the state's own lock), so a
 move that is not in the table fails loudly instead of leaving the connection half-way. The
-lifecycle asks for ``starting`` and ``closing``, the wire for ``open``, :meth:`end` for
+connection asks for ``starting`` and ``closing``, the wire for ``open``, :meth:`end` for
 ``closed``; the pending-requests table, the inbox and the in-flight table only read the phase
 (to refuse work once the connection is closing).
 
-This module is *not* responsible for deciding when to move (``lifecycle.py``, ``wire.py`` and
+This module is *not* responsible for deciding when to move (``connection.py``, ``wire.py`` and
 the session's settle do).
 """
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .. import jsonrpc
@@ -62,6 +61,17 @@ class WireObserver(Protocol):
         ...
 
 
+class ConnectionEvents(Protocol):
+    """What the wire tells the connection's state machine (``connection.Connection``; loop
+    thread)."""
+
+    def ensure_started(self) -> None:
+        """A message is written before the transport started: start it."""
+
+    def peer_closed(self, reason: AcpConnectionException) -> None:
+        """The incoming stream ended, for ``reason``."""
+
+
 class Wire:
     """Frame intake and writing for one connection (loop thread).
 
@@ -71,8 +81,9 @@ class Wire:
         gate: the producer gate (paused and resumed by the transport's write buffer).
         stats: counts malformed input.
         role: for log messages.
-        on_eof: told why the incoming stream ended.
-        on_first_write: called when a message is written before the transport started.
+
+    :meth:`route` sets where incoming messages go and the connection it reports to (why the
+    incoming stream ended; a write before the transport started).
     """
 
     def __init__(
@@ -83,16 +94,12 @@ class Wire:
         stats: SessionStats,
         *,
         role: str,
-        on_eof: Callable[[AcpConnectionException], None],
-        on_first_write: Callable[[], None],
     ) -> None:
         self._transport = transport
         self._state = state
         self._gate = gate
         self._stats = stats
         self._role = role
-        self._on_eof = on_eof
-        self._on_first_write = on_first_write
         self._objects = transport.carries_objects
         self._early: list[Frame] = []
         self._malformed_in_a_row = 0
@@ -105,10 +112,19 @@ class Wire:
     _pending: PendingRequests
     _inbox: Inbox
     _in_flight: InFlightRequests
+    _connection: ConnectionEvents
 
-    def route(self, pending: PendingRequests, inbox: Inbox, in_flight: InFlightRequests) -> None:
-        """Where incoming messages go (set once, before :meth:`start`)."""
+    def route(
+        self,
+        pending: PendingRequests,
+        inbox: Inbox,
+        in_flight: InFlightRequests,
+        connection: ConnectionEvents,
+    ) -> None:
+        """Where incoming messages go, and the connection told of its events (set once,
+        before :meth:`start`)."""
         self._pending, self._inbox, self._in_flight = pending, inbox, in_flight
+        self._connection = connection
 
     async def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the transport, then write what was queued meanwhile."""
@@ -136,7 +152,7 @@ class Wire:
         if phase in (OPEN, CLOSING):
             self._transport.send(frame)
         elif phase in (NEW, STARTING):
-            self._on_first_write()
+            self._connection.ensure_started()
             self._early.append(frame)
 
     def write(self, msg: dict[str, Any]) -> None:
@@ -298,7 +314,7 @@ class Wire:
         """The incoming stream ended."""
         self._gate.open_forever()
         reason = info.reason if info.error is None else f"{info.reason}: {info.error}"
-        self._on_eof(
+        self._connection.peer_closed(
             AcpConnectionException(reason, exit_code=info.exit_code, stderr_tail=info.stderr_tail)
         )
 

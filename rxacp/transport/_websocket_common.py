@@ -27,6 +27,7 @@ from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
 from rxacp._durations import Duration, to_seconds
+from rxacp.transport._access import make_access, origin_key
 from rxacp.transport._handoff import close_loop
 from rxacp.transport.base import TransportClosed
 
@@ -147,7 +148,7 @@ class _Access:
     def refusal(self, request: Request) -> tuple[HTTPStatus, str] | None:
         """Why the handshake ``request`` is refused (status, body), or ``None``."""
         for origin in request.headers.get_all("Origin"):
-            if "*" not in self.origins and _origin_key(origin) not in self.origins:
+            if "*" not in self.origins and origin_key(origin) not in self.origins:
                 _log.warning(
                     "refused a WebSocket handshake from Origin %r (not in allowed_origins)", origin
                 )
@@ -165,22 +166,8 @@ class _Access:
         return None
 
 
-def _origin_key(origin: str) -> str:
-    return origin.strip().rstrip("/").lower()
-
-
 def _access(allowed_origins: Iterable[str] | None, token: str | None) -> _Access:
-    if isinstance(allowed_origins, str):
-        raise TypeError(
-            f"allowed_origins is a list of origins, e.g. [{allowed_origins!r}], not one string"
-        )
-    listed = list(allowed_origins or ())
-    if any(not isinstance(o, str) for o in listed):
-        raise TypeError(f"allowed_origins must hold strings, got {allowed_origins!r}")
-    origins = frozenset(_origin_key(o) for o in listed)
-    if token is not None and (not isinstance(token, str) or not token):
-        raise ValueError("token must be a non-empty string (or None: no token needed)")
-    return _Access(origins, token)
+    return _Access(make_access(allowed_origins, token, None).origins, token)
 
 
 def _handshake_guard(

@@ -137,7 +137,7 @@ def test_the_inbox_delivers_an_answer_only_after_the_notification_before_it_fini
     def deliver(_pending: PendingRequest, _msg: Any) -> None:
         order.append("answer")
 
-    inbox = Inbox(cast(Any, None), _runner(), deliver, role="test")
+    inbox = Inbox(_runner(), deliver, role="test")
 
     def slow(note: IncomingNotification) -> reactivex.Observable[Any]:
         order.append(f"note {note.params['n']}")
@@ -155,7 +155,7 @@ def test_the_inbox_delivers_an_answer_only_after_the_notification_before_it_fini
 
 def test_the_inbox_runs_an_unordered_handler_ahead_of_queued_notifications() -> None:
     seen: list[str] = []
-    inbox = Inbox(cast(Any, None), _runner(), lambda _p, _m: None, role="test")
+    inbox = Inbox(_runner(), lambda _p, _m: None, role="test")
     inbox.handlers["slow"] = (lambda note: Subject(), True)
     inbox.handlers["cancel"] = (lambda note: seen.append(note.method), False)
     for method in ("slow", "slow", "cancel"):
@@ -166,9 +166,7 @@ def test_the_inbox_runs_an_unordered_handler_ahead_of_queued_notifications() -> 
 
 
 def _in_flight(written: list[dict[str, Any]]) -> InFlightRequests:
-    return InFlightRequests(
-        cast(Any, None), _open_state(), _runner(), written.append, written.append, role="test"
-    )
+    return InFlightRequests(_open_state(), _runner(), written.append, written.append, role="test")
 
 
 def _request(rid: int, method: str) -> jsonrpc.Request:

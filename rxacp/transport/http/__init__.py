@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rxacp.transport._access import ANONYMOUS
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
-from rxacp.transport.http._access import ANONYMOUS
 from rxacp.transport.http._app import DEFAULT_MAX_MESSAGE_SIZE, AcpAsgiApp, AgentFactory
 from rxacp.transport.http._connection import HttpAcpAgentTransport
 from rxacp.transport.http._protocol import CONNECTION_ID_HEADER, SESSION_ID_HEADER

@@ -26,8 +26,8 @@ from typing import Any
 
 from reactivex import abc as rx_abc
 
+from rxacp.transport._access import Access, make_access
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
-from rxacp.transport.http._access import Access, make_access
 from rxacp.transport.http._asgi import (
     Receive,
     Refused,

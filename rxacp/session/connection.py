@@ -1,20 +1,25 @@
-"""The start and the close of one connection: each happens once, whoever asks and from whatever
-thread, and every task either creates on the connection's loop is kept referenced until done.
+"""``Connection``: the one state machine of a connection. It owns the phase (through
+:class:`~rxacp.session.state.ConnectionState`, whose transition table it follows), the start,
+the settle and the close; the other parts are tables it settles and knows nothing of it.
 
 * **Start**: the first caller (or the first write, through the wire) creates the start task;
   every caller waits for the same task and sees the same outcome. A start that fails settles the
-  connection (``settle(reason, hard=True)``) and is raised to every waiter.
+  connection hard and is raised to every waiter.
+* **Settle** (:meth:`Connection.settle`, once, loop thread): every path ends here: EOF and the
+  peer's exit (the wire reports them: :meth:`Connection.peer_closed`), a failed start,
+  ``close()``, the end of ``close_gracefully()``. It fails every pending request, abandons the
+  in-flight incoming requests, releases producer threads waiting on back-pressure and tells the
+  close listeners; ``hard`` also fails the answers queued in the inbox.
 * **Close**: the first ``close``/``close_gracefully`` wins. From another thread it runs on the
   loop and the caller waits (bounded); on the loop it becomes a task that
-  :meth:`Lifecycle.wait_closed_async` awaits. Either way it ends by releasing what the
-  connection owns (``release``: the worker pool) and stopping an owned loop.
+  :meth:`Connection.wait_closed_async` awaits. Either way it ends by shutting the worker pool
+  down and stopping an owned loop.
 * **End of stream**: once the connection has settled after EOF, the transport is closed in a
-  task kept here (:meth:`Lifecycle.close_transport_soon`).
+  task kept here.
 
-This module is *not* responsible for what settling a connection means (failing pending
-requests, disposing handlers: the ``settle`` callable, given by ``session.py``), nor for the
-frames (``wire.py``). It moves the phase only towards ``starting`` and ``closing``; the wire
-moves it to ``open`` and :class:`ConnectionState` to ``closed``.
+This module is *not* responsible for the frames (``wire.py``) nor for what the tables hold; it
+moves the phase towards ``starting`` and ``closing``, the wire to ``open``, and
+:class:`ConnectionState` to ``closed``.
 """
 
 from __future__ import annotations
@@ -22,16 +27,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AcpConnectionException, AcpException, exception_text
 from ..transport.base import AcpTransport
+from .backpressure import OutboundGate
 from .completion import Completion
+from .dispatch import InFlightRequests
+from .inbox import Inbox
 from .loop import LoopRunner
+from .requests import PendingRequests
 from .state import CLOSING, NEW, OPEN, STARTING, ConnectionState
+from .workers import ExecutorWorkers, WorkerPool
 
-__all__ = ["Lifecycle"]
+if TYPE_CHECKING:
+    from .wire import Wire
+
+__all__ = ["Connection"]
 
 _log = logging.getLogger("rxacp.session")
 
@@ -39,21 +52,20 @@ CLOSE_MARGIN = 10.0
 """Seconds a caller waits for a close beyond its graceful bound: the time the transport gets to
 close (an agent process: stdin closed, SIGTERM, SIGKILL) once every pending request settled."""
 
-Settle = Callable[[AcpConnectionException, bool], None]
-"""``settle(reason, hard)``: end the connection for ``reason`` (loop thread)."""
 
-
-class Lifecycle:
-    """One connection's start and close (see the module docstring).
+class Connection:
+    """One connection's start, settle and close (see the module docstring).
 
     Args:
         state: the connection's phase.
         runner: the connection's loop.
         transport: closed by the close (and after EOF).
-        open_transport: starts the transport on the loop it is given (``Wire.start``).
-        settle: ends the connection (``hard=True`` also fails answers queued in the inbox).
-        drained: waits until queued incoming work finished (the graceful close's first step).
-        release: releases what the connection owns once it closed (the worker pool).
+        wire: starts the transport (:meth:`Wire.start`).
+        gate: the producer gate, opened for good when the connection ends.
+        pending: the outgoing requests, failed when it ends.
+        in_flight: the incoming requests, abandoned when it ends.
+        inbox: waited for by a graceful close; its queued answers fail on a hard settle.
+        workers: shut down once the connection closed.
     """
 
     def __init__(
@@ -62,18 +74,22 @@ class Lifecycle:
         runner: LoopRunner,
         transport: AcpTransport,
         *,
-        open_transport: Callable[[asyncio.AbstractEventLoop], Awaitable[None]],
-        settle: Settle,
-        drained: Callable[[], Awaitable[None]],
-        release: Callable[[], None],
+        wire: Wire,
+        gate: OutboundGate,
+        pending: PendingRequests,
+        in_flight: InFlightRequests,
+        inbox: Inbox,
+        workers: WorkerPool | ExecutorWorkers,
     ) -> None:
-        self._state = state
+        self.state = state
         self._runner = runner
         self._transport = transport
-        self._open_transport = open_transport
-        self._settle = settle
-        self._drained = drained
-        self._release = release
+        self._wire = wire
+        self._gate = gate
+        self._pending = pending
+        self._in_flight = in_flight
+        self._inbox = inbox
+        self._workers = workers
         self._lock = threading.Lock()
         self._started = threading.Event()
         self._start_task: asyncio.Task[None] | None = None
@@ -115,13 +131,31 @@ class Lifecycle:
 
     def ensure_started(self) -> None:
         """Start in the background (on the loop) unless started already."""
-        if not self._state.advance(NEW, STARTING):
+        if not self.state.advance(NEW, STARTING):
             return
         self._start_task = self._runner.loop.create_task(self._start())
 
-    def release_start_waiters(self) -> None:
-        """The connection ended: nobody need wait for the start any more."""
-        self._started.set()
+    # ------------------------------------------------------------------ settle
+    def settle(self, reason: AcpConnectionException, hard: bool) -> None:
+        """End the connection for ``reason``, once (loop thread): fail every pending request,
+        abandon the in-flight incoming requests, release waiting producers, tell the close
+        listeners. ``hard`` also fails the answers queued in the inbox; otherwise (EOF) the
+        transport is closed next."""
+        if self.state.end(reason):
+            self._started.set()  # nobody need wait for the start any more
+            self._gate.open_forever()
+            self._pending.fail_all(reason)
+            self._in_flight.abandon_all()
+            self.state.announce_end()
+            if not hard:
+                self._eof_task = self._runner.loop.create_task(self._close_transport())
+        if hard:
+            self._pending.fail_all(reason, self._inbox.clear())
+
+    def peer_closed(self, reason: AcpConnectionException) -> None:
+        """The incoming stream ended (EOF, the peer's exit; loop thread): settle, then close
+        the transport."""
+        self.settle(reason, False)
 
     def _raise_start_error(self) -> None:
         error = self._start_error
@@ -134,10 +168,10 @@ class Lifecycle:
 
     async def _start(self) -> None:
         try:
-            await self._open_transport(self._runner.loop)
+            await self._wire.start(self._runner.loop)
         except BaseException as exc:  # reported to every caller waiting and every request
             self._start_error = exc
-            self._settle(
+            self.settle(
                 AcpConnectionException(f"transport failed to start: {exception_text(exc)}"), True
             )
             if not isinstance(exc, Exception):
@@ -159,14 +193,10 @@ class Lifecycle:
     async def wait_closed_async(self) -> None:
         """Wait until the connection ended and, when the close was started on the connection's
         own loop and this is that loop, until it finished too."""
-        await self._state.wait_terminated(self._runner.call)
+        await self.state.wait_terminated(self._runner.call)
         task = self._close_task
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             await asyncio.shield(task)
-
-    def close_transport_soon(self) -> None:
-        """Close the transport in a task kept here (loop thread; used after EOF)."""
-        self._eof_task = self._runner.loop.create_task(self._close_transport())
 
     def _claim_close(self) -> bool:
         with self._lock:
@@ -198,20 +228,20 @@ class Lifecycle:
             _log.error("could not settle the connection: its loop does not run", exc_info=True)
 
     async def _settle_now(self, reason: AcpConnectionException) -> None:
-        self._settle(reason, True)
+        self.settle(reason, True)
 
     async def _close_gracefully(self, bound: float) -> None:
-        self._state.advance(OPEN, CLOSING)
+        self.state.advance(OPEN, CLOSING)
         try:
             async with asyncio.timeout(bound):  # one deadline for both waits
-                await self._drained()
+                await self._inbox.wait_idle()
                 await self._transport.drain()
         except TimeoutError:
             _log.warning("graceful close: drain did not finish within %.1f s", bound)
         await self._close_now("connection closed gracefully")
 
     async def _close_now(self, reason: str = "connection closed") -> None:
-        self._settle(AcpConnectionException(reason), True)
+        self.settle(AcpConnectionException(reason), True)
         await self._close_transport()
 
     async def _close_transport(self) -> None:
@@ -235,7 +265,7 @@ class Lifecycle:
 
     def _finish_close(self) -> None:
         try:
-            self._release()
+            self._workers.shutdown()
         finally:
             self.closed.complete()
             self._runner.stop()

@@ -1,17 +1,17 @@
-"""The connection's lifecycle tested alone: a real loop thread, a transport that only records
-its close, and a ``settle`` that only records why (no wire, no pending requests)."""
+"""The connection's state machine tested alone: a real loop thread, a transport that only
+records its close, and stand-ins for the tables it settles (no wire, no pending requests)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Iterator
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
 from rxacp.errors import AcpConnectionException
-from rxacp.session.lifecycle import Lifecycle
+from rxacp.session.connection import Connection
 from rxacp.session.loop import LoopRunner
 from rxacp.session.state import CLOSING, OPEN, STARTING, ConnectionState
 from rxacp.transport.base import AcpTransport
@@ -35,7 +35,9 @@ class _Transport:
 
 
 class _Parts:
-    """A lifecycle over a fresh loop thread, recording what it settled and released."""
+    """A connection over a fresh loop thread; this object stands in for its wire, gate and
+    tables, recording what was settled (``(reason, hard)`` as ``Connection.settle`` was
+    called), released and drained."""
 
     def __init__(
         self,
@@ -45,40 +47,60 @@ class _Parts:
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.state = ConnectionState()
-        self.runner = LoopRunner(loop, name="test-lifecycle")
+        self.runner = LoopRunner(loop, name="test-connection")
         self.transport = _Transport(close_delay)
         self.settled: list[tuple[str, bool]] = []
         self.released = 0
         self.drained: list[str] = []  # the phase at each wait for the inbox
         self.opened = 0
         self._fail_start = fail_start
-        self.life = Lifecycle(
+        me = cast(Any, self)
+        self.life = Connection(
             self.state,
             self.runner,
             cast(AcpTransport, self.transport),
-            open_transport=self._open,
-            settle=self._settle,
-            drained=self._drain,
-            release=self._release,
+            wire=me,
+            gate=me,
+            pending=me,
+            in_flight=me,
+            inbox=me,
+            workers=me,
         )
+        settle = self.life.settle
 
-    async def _open(self, loop: asyncio.AbstractEventLoop) -> None:
+        def recorded(reason: AcpConnectionException, hard: bool) -> None:
+            self.settled.append((str(reason), hard))
+            settle(reason, hard)
+
+        self.life.settle = recorded  # type: ignore[method-assign]
+
+    # the wire
+    async def start(self, loop: asyncio.AbstractEventLoop) -> None:
         assert loop is self.runner.loop
         self.opened += 1
         if self._fail_start is not None:
             raise self._fail_start
         assert self.state.advance(STARTING, OPEN)
 
-    def _settle(self, reason: AcpConnectionException, hard: bool) -> None:
-        self.settled.append((str(reason), hard))
-        if self.state.end(reason):
-            self.life.release_start_waiters()
-            self.state.announce_end()
-
-    async def _drain(self) -> None:
+    # the inbox
+    async def wait_idle(self) -> None:
         self.drained.append(self.state.phase)
 
-    def _release(self) -> None:
+    def clear(self) -> list[Any]:
+        return []
+
+    # the gate, the pending and in-flight requests
+    def open_forever(self) -> None:
+        pass
+
+    def fail_all(self, reason: AcpConnectionException, also: list[Any] | None = None) -> None:
+        pass
+
+    def abandon_all(self) -> None:
+        pass
+
+    # the workers
+    def shutdown(self) -> None:
         self.released += 1
 
 
@@ -155,7 +177,7 @@ def test_a_close_started_on_the_loop_is_awaited_by_wait_closed_async_on_that_loo
 
 def test_after_eof_the_transport_is_closed_by_a_task_it_keeps(parts: _Parts) -> None:
     parts.life.start(30.0)
-    parts.runner.call(parts.life.close_transport_soon)
+    parts.runner.call(lambda: parts.life.peer_closed(AcpConnectionException("EOF")))
     assert parts.transport.close_finished.wait(30)
     assert parts.transport.closes == 1
 
@@ -170,7 +192,7 @@ def test_a_close_after_eof_lets_the_eof_close_finish_before_the_loop_stops(parts
     eof_close_started = threading.Event()
 
     def on_eof() -> None:
-        parts.life.close_transport_soon()
+        parts.life.peer_closed(AcpConnectionException("EOF"))
         eof_close_started.set()
 
     parts.runner.call(on_eof)
@@ -192,7 +214,7 @@ class _StuckParts(_Parts):
     async def _never(self) -> None:
         await asyncio.Event().wait()
 
-    async def _drain(self) -> None:
+    async def wait_idle(self) -> None:
         self.drained.append(self.state.phase)
         if self._inbox_seconds is None:
             await self._never()

@@ -1,4 +1,5 @@
-"""Who may use the remote endpoint: browser origins, bearer token, authentication hook.
+"""Who may use a remote endpoint (the HTTP app and the WebSocket server): browser origins,
+bearer token, authentication hook.
 
 :class:`Access` answers, for one request's headers, why it is refused (``403`` for a browser
 ``Origin`` not allowed, ``401`` for missing or wrong credentials) and which principal it
@@ -16,15 +17,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ANONYMOUS", "Access", "make_access"]
+__all__ = ["ANONYMOUS", "Access", "make_access", "origin_key"]
 
-_log = logging.getLogger("rxacp.transport.http")
+_log = logging.getLogger("rxacp.transport.http")  # only the HTTP app logs through it
 
 ANONYMOUS = "anonymous"
 """The principal of every request when neither ``token`` nor ``authenticate`` is set."""
 
 
-def _origin_key(origin: str) -> str:
+def origin_key(origin: str) -> str:
+    """An ``Origin`` as compared with ``allowed_origins`` (trimmed, no trailing ``/``, lower)."""
     return origin.strip().rstrip("/").lower()
 
 
@@ -41,7 +43,7 @@ class Access:
         origin = headers.get("origin")
         if origin is not None and "*" not in self.origins:
             for one in origin.split(","):
-                if _origin_key(one) not in self.origins:
+                if origin_key(one) not in self.origins:
                     _log.warning("refused a request from Origin %r (not in allowed_origins)", one)
                     return None, (
                         403,
@@ -98,4 +100,4 @@ def make_access(
     if authenticate is not None and not callable(authenticate):
         raise TypeError("authenticate must be callable: authenticate(headers) -> principal")
     hook = _bearer(token) if token is not None else authenticate
-    return Access(frozenset(_origin_key(o) for o in listed), hook)
+    return Access(frozenset(origin_key(o) for o in listed), hook)

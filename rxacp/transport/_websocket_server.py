@@ -24,6 +24,7 @@ from websockets.frames import CloseCode
 
 from rxacp._durations import Duration, to_seconds
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
+from rxacp.transport._remote import ServerContext, check_max_connections
 from rxacp.transport._websocket_admission import Admission
 from rxacp.transport._websocket_agent import AgentFactory, WebSocketAcpAgentTransport
 from rxacp.transport._websocket_common import (
@@ -48,7 +49,7 @@ from rxacp.transport._websocket_common import (
 __all__ = ["WebSocketAcpAgentServer"]
 
 
-class WebSocketAcpAgentServer:
+class WebSocketAcpAgentServer(ServerContext):
     """An ACP agent service over WebSocket: each connection gets its own agent.
 
     ``agent_factory(transport)`` builds the agent of one connection (e.g.
@@ -109,14 +110,7 @@ class WebSocketAcpAgentServer:
         if not callable(agent_factory):
             raise TypeError("agent_factory must be callable: factory(transport) -> agent")
         _check_path(path)
-        if max_connections is not None and (
-            isinstance(max_connections, bool)
-            or not isinstance(max_connections, int)
-            or max_connections < 1
-        ):
-            raise ValueError(
-                f"max_connections must be an int >= 1 or None, got {max_connections!r}"
-            )
+        check_max_connections(max_connections)
         self._factory = agent_factory
         self.host, self.path = host, path
         self._requested_port = port
@@ -263,14 +257,6 @@ class WebSocketAcpAgentServer:
                 pass
         finally:
             self.close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _stop_thread(self, loop: asyncio.AbstractEventLoop) -> None:
         thread, self._thread = self._thread, None

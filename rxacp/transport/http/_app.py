@@ -28,6 +28,7 @@ from reactivex import abc as rx_abc
 
 from rxacp.transport._access import Access, make_access
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
+from rxacp.transport._remote import check_max_connections
 from rxacp.transport.http._asgi import (
     Receive,
     Refused,
@@ -128,14 +129,7 @@ class AcpAsgiApp:
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1 (bytes), got {value!r}")
-        if max_connections is not None and (
-            isinstance(max_connections, bool)
-            or not isinstance(max_connections, int)
-            or max_connections < 1
-        ):
-            raise ValueError(
-                f"max_connections must be an int >= 1 or None, got {max_connections!r}"
-            )
+        check_max_connections(max_connections)
         for name, seconds in (
             ("initialize_timeout", initialize_timeout),
             ("keepalive_interval", keepalive_interval),

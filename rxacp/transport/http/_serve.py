@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from types import TracebackType
 from typing import Any, Self
+
+from rxacp.transport._remote import ServerContext
 
 __all__ = ["UvicornThread", "serve"]
 
@@ -43,7 +44,7 @@ def serve(app: Any, host: str = "127.0.0.1", port: int = 8000, **options: Any) -
     uvicorn.Server(_config(app, host, port, **options)).run()
 
 
-class UvicornThread:
+class UvicornThread(ServerContext):
     """``app`` served by uvicorn on a daemon thread of its own; ``port=0`` picks a free port.
 
     ``start()`` returns once it listens (:attr:`port`, :attr:`url`); ``close()`` stops it
@@ -107,11 +108,3 @@ class UvicornThread:
         if self._thread is not None:
             self._thread.join(timeout)
         self._sock.close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

@@ -160,6 +160,9 @@ class BlockingBuilder(RoleBuilder):
 _RB = TypeVar("_RB", bound=ReactiveBuilder)
 _BB = TypeVar("_BB", bound=BlockingBuilder)
 _AnyB = TypeVar("_AnyB")  # a builder of neither flavour (a shared base): untyped handlers
+_Owner = type[Any] | None
+_AnySetter = Callable[[Callable[..., Any]], _AnyB]
+"""The setter a builder of neither flavour gets: any callable."""
 
 
 def _name(ref: Any) -> str | None:
@@ -222,17 +225,15 @@ class HandlerSetter(Generic[_Req, _Resp]):
     def __get__(self, obj: None, owner: type[Any]) -> HandlerSetter[_Req, _Resp]: ...
     @overload
     def __get__(
-        self, obj: _RB, owner: type[Any] | None = None
+        self, obj: _RB, owner: _Owner = None
     ) -> Callable[[AsyncHandler[_Req, _Resp]], _RB]: ...
     @overload
     def __get__(
-        self, obj: _BB, owner: type[Any] | None = None
+        self, obj: _BB, owner: _Owner = None
     ) -> Callable[[SyncHandler[_Req, _Resp]], _BB]: ...
     @overload
-    def __get__(
-        self, obj: _AnyB, owner: type[Any] | None = None
-    ) -> Callable[[Callable[..., Any]], _AnyB]: ...
-    def __get__(self, obj: object, owner: type[Any] | None = None) -> Any:
+    def __get__(self, obj: _AnyB, owner: _Owner = None) -> _AnySetter[_AnyB]: ...
+    def __get__(self, obj: object, owner: _Owner = None) -> Any:
         return self if obj is None else self._bind(obj)
 
 
@@ -245,18 +246,16 @@ class TurnSetter(HandlerSetter[_Req, _Resp], Generic[_Req, _Resp, _ACtx, _SCtx])
     def __get__(self, obj: None, owner: type[Any]) -> TurnSetter[_Req, _Resp, _ACtx, _SCtx]: ...
     @overload
     def __get__(
-        self, obj: _RB, owner: type[Any] | None = None
+        self, obj: _RB, owner: _Owner = None
     ) -> Callable[
         [Callable[[_Req, _ACtx], reactivex.Observable[_Resp] | Awaitable[_Resp] | _Resp | None]],
         _RB,
     ]: ...
     @overload
     def __get__(
-        self, obj: _BB, owner: type[Any] | None = None
+        self, obj: _BB, owner: _Owner = None
     ) -> Callable[[Callable[[_Req, _SCtx], _Resp | Awaitable[_Resp] | None]], _BB]: ...
     @overload
-    def __get__(
-        self, obj: _AnyB, owner: type[Any] | None = None
-    ) -> Callable[[Callable[..., Any]], _AnyB]: ...
-    def __get__(self, obj: object, owner: type[Any] | None = None) -> Any:
-        return self if obj is None else self._bind(obj)
+    def __get__(self, obj: _AnyB, owner: _Owner = None) -> _AnySetter[_AnyB]: ...
+    def __get__(self, obj: object, owner: _Owner = None) -> Any:
+        return HandlerSetter.__get__(self, obj, owner)

@@ -71,6 +71,17 @@ class _AgentBase:
         finally:
             self.close()
 
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the connection ended (EOF, the peer's exit, a close); False if
+        ``timeout`` (a ``timedelta`` or seconds; ``None``: as long as it takes) passed first.
+        Java's ``awaitTermination``."""
+        return self.session.wait_closed(timeout)
+
+    async def wait_closed_async(self) -> None:
+        """Wait (in any asyncio loop) until the connection ended; when the close was started on
+        the connection's own loop, also until the transport finished closing."""
+        await self.session.wait_closed_async()
+
     def close(self) -> None:
         """Stop **at once**: active turns are cancelled, pending requests error, the transport
         closes (``close_gracefully()``, ``aclose()`` and the context managers are graceful)."""
@@ -119,11 +130,6 @@ class AcpAsyncAgent(_AgentBase, AsyncClientCalls):
     def __init__(self, config: AgentConfig) -> None:
         super().__init__(config, blocking=False)
         self._core.set_context_factory(lambda turn: PromptContext(self._core, turn))
-
-    async def await_termination(self) -> None:
-        """Wait until the client disconnects or the agent is closed (Java ``awaitTermination``;
-        the session's ``wait_closed_async``)."""
-        await self._core.session.wait_closed_async()
 
     async def aclose(self, timeout: Duration | None = None) -> None:
         """Close gracefully (as :meth:`close_gracefully`) from asyncio code on any loop and

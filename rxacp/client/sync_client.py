@@ -237,6 +237,11 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         send_now(self._async.ext_notification(method, params))
 
     # ------------------------------------------------------------------ lifecycle
+    def wait_closed(self, timeout: Duration | None = None) -> bool:
+        """Block until the connection ended (EOF, the agent's exit, a close); False if
+        ``timeout`` (a ``timedelta`` or seconds; ``None``: as long as it takes) passed first."""
+        return self._async.wait_closed(timeout)
+
     def close(self) -> None:
         """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""
         self._async.close()

@@ -129,7 +129,7 @@ def test_on_the_connections_own_loop_start_delivers_its_failure_to_awaiters() ->
             return str(exc)
         finally:
             agent.close()
-            await agent.await_termination()
+            await agent.wait_closed_async()
         return "no error"
 
     assert "no such agent" in asyncio.run(main())

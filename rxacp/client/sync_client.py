@@ -23,9 +23,10 @@ import reactivex
 from .._durations import Duration, to_seconds
 from ..capabilities import NegotiatedCapabilities
 from ..errors import AcpTimeoutException
-from ..roles.twins import Blocking, ForwardedProperty
+from ..roles.twins import Blocking
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
+from ..session._forward import ForwardedProperty
 from ..session.blocking import Waiter, wait_for
 from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls

@@ -8,8 +8,9 @@ part; what they only pass through is declared here instead of written out a seco
   the value, the async method's docstring;
 * :func:`blocking`: the same as a plain function, for the method-table call descriptors
   (``rxacp.roles.table_calls``), whose twins are made from a table row;
-* :class:`ForwardedProperty`: ``owner.name`` is ``owner.<part>.name``, read-only, with the
-  part's docstring.
+
+(What a surface only reads from its part is forwarded with ``rxacp.session._forward``'s
+``ForwardedProperty``, beside the engine's ``Forwarded`` methods.)
 
 This module is *not* responsible for how a surface waits (its ``_block``).
 """
@@ -22,7 +23,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, over
 
 import reactivex
 
-__all__ = ["Blocking", "BlockingSurface", "ForwardedProperty", "blocking"]
+__all__ = ["Blocking", "BlockingSurface", "blocking"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -85,31 +86,3 @@ class Blocking(Generic[_P, _R]):
     def __signature__(self) -> inspect.Signature:
         """The async method's parameters: ``inspect.signature(Surface.name)`` shows them."""
         return inspect.signature(self._twin)
-
-
-class ForwardedProperty(Generic[_R]):
-    """``owner.name`` is ``owner.<part>.name``, read-only; its docstring is the part's.
-
-    Declared with its type, e.g. ``prompt_timeout = ForwardedProperty[float | None](
-    "_async", AcpAsyncClient)`` on a class whose ``_async`` is an ``AcpAsyncClient``.
-    """
-
-    __slots__ = ("__dict__", "_name", "_part", "_source")  # __dict__: the per-instance __doc__
-
-    def __init__(self, part: str, source: type[Any]) -> None:
-        self._part = part  # the owner's attribute holding the part
-        self._source = source  # the part's class (where the docstring is read)
-        self._name = ""
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        self._name = name
-        self.__doc__ = getattr(getattr(self._source, name, None), "__doc__", None)
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> ForwardedProperty[_R]: ...
-    @overload
-    def __get__(self, obj: object, owner: type[Any] | None = None) -> _R: ...
-    def __get__(self, obj: object | None, owner: type[Any] | None = None) -> Any:
-        if obj is None:
-            return self
-        return getattr(getattr(obj, self._part), self._name)

@@ -105,7 +105,7 @@ class PromptTurn:
         self._grace_timer: abc.DisposableBase | None = None
         self._max_timer: abc.DisposableBase | None = None
         self._got_value = False
-        incoming.cancel_hook = self._on_cancel_request
+        incoming.handle_cancel_with(self._on_cancel_request)
 
     # ------------------------------------------------------------------ lifecycle (loop)
     def start(self, source: reactivex.Observable[Any]) -> None:
@@ -246,7 +246,7 @@ class PromptTurn:
             self._dispose_children()
         # the hook is the turn's bound method: without this the turn, its request (a prompt may
         # be 16 MiB) and the incoming request keep each other alive until a full gc
-        self.incoming.cancel_hook = None
+        self.incoming.handle_cancel_with(None)
         self._core.turn_finished(self)
 
     # ------------------------------------------------------------------ updates and children

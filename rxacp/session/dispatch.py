@@ -315,10 +315,7 @@ class InFlightRequests:
                 "%s: ignoring $/cancel_request for unknown or finished id %r", self._role, rid
             )
             return
-        hook = req.cancel_hook
-        if hook is not None and hook(req):
-            return
-        req.respond_error(AcpProtocolException.request_cancelled())
+        req.peer_cancelled()
 
     def _write_error(self, rid: Any, code: int, message: str) -> None:
         self._write(jsonrpc.error_obj(rid, {"code": int(code), "message": message}))

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from reactivex import abc
 
+from ..errors import AcpProtocolException
+
 __all__ = ["CancelRequestHook", "IncomingNotification", "IncomingRequest"]
 
 CancelRequestHook = Callable[["IncomingRequest"], bool]
@@ -34,11 +36,11 @@ class IncomingRequest:
     """One request from the peer, in flight until it is answered exactly once."""
 
     __slots__ = (
+        "_cancel_hook",
         "_lock",
         "_subscription",
         "_table",
         "answered",
-        "cancel_hook",
         "id",
         "method",
         "params",
@@ -58,8 +60,7 @@ class IncomingRequest:
         self.params = params
         """The raw ``params`` JSON value (``None`` when absent)."""
         self.answered = False
-        self.cancel_hook: CancelRequestHook | None = None
-        """Optional override for ``$/cancel_request`` handling (used by the role layer)."""
+        self._cancel_hook: CancelRequestHook | None = None
         self._subscription: abc.DisposableBase | None = None
         self._lock = threading.Lock()
 
@@ -79,6 +80,19 @@ class IncomingRequest:
             return False
         self._table.write_answer(self, error=error)
         return True
+
+    def handle_cancel_with(self, hook: CancelRequestHook | None) -> None:
+        """Let ``hook`` decide what the peer's ``$/cancel_request`` for this request does (the
+        role layer's prompt turns: a cancelled turn answers ``cancelled``); ``None``: the
+        engine's default, answering ``-32800``. Loop thread."""
+        self._cancel_hook = hook
+
+    def peer_cancelled(self) -> None:
+        """The peer sent ``$/cancel_request`` for this request (loop thread): the hook handles
+        it, else the handler is disposed and ``-32800`` answered."""
+        hook = self._cancel_hook
+        if hook is None or not hook(self):
+            self.respond_error(AcpProtocolException.request_cancelled())
 
     def _claim(self) -> bool:
         with self._lock:

@@ -18,6 +18,7 @@ from ..capabilities import NegotiatedCapabilities
 from ..roles.handlers import check_ext_method
 from ..schema import SessionNotification
 from ..session import AcpObservable, AcpSession, Completion
+from ..session._forward import Forwarded
 from .calls import AsyncClientCalls, SyncClientCalls
 from .context import PromptContext, SyncPromptContext
 from .core import AgentConfig, AgentCore
@@ -71,16 +72,9 @@ class _AgentBase:
         finally:
             self.close()
 
-    def wait_closed(self, timeout: Duration | None = None) -> bool:
-        """Block until the connection ended (EOF, the peer's exit, a close); False if
-        ``timeout`` (a ``timedelta`` or seconds; ``None``: as long as it takes) passed first.
-        Java's ``awaitTermination``."""
-        return self.session.wait_closed(timeout)
-
-    async def wait_closed_async(self) -> None:
-        """Wait (in any asyncio loop) until the connection ended; when the close was started on
-        the connection's own loop, also until the transport finished closing."""
-        await self.session.wait_closed_async()
+    # the end of the connection, waited for as on the session (one lifecycle vocabulary)
+    wait_closed = Forwarded("session", AcpSession.wait_closed)
+    wait_closed_async = Forwarded("session", AcpSession.wait_closed_async)
 
     def close(self) -> None:
         """Stop **at once**: active turns are cancelled, pending requests error, the transport

@@ -38,6 +38,7 @@ from ..schema import (
 )
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession, Completion
+from ..session._forward import Forwarded
 from ._calls import (
     CONTENT_CAPABILITIES,
     SUPPORTED_PROTOCOL_VERSIONS,
@@ -336,16 +337,9 @@ class AcpAsyncClient(GatedCalls, ClosesGracefully):
         return sent_on_subscribe(lambda: self._session.send_notification(method, body))
 
     # ------------------------------------------------------------------ lifecycle
-    def wait_closed(self, timeout: Duration | None = None) -> bool:
-        """Block until the connection ended (EOF, the peer's exit, a close); False if
-        ``timeout`` (a ``timedelta`` or seconds; ``None``: as long as it takes) passed first.
-        Java's ``awaitTermination``."""
-        return self._session.wait_closed(timeout)
-
-    async def wait_closed_async(self) -> None:
-        """Wait (in any asyncio loop) until the connection ended; when the close was started on
-        the connection's own loop, also until the transport finished closing."""
-        await self._session.wait_closed_async()
+    # the end of the connection, waited for as on the session (one lifecycle vocabulary)
+    wait_closed = Forwarded("session", AcpSession.wait_closed)
+    wait_closed_async = Forwarded("session", AcpSession.wait_closed_async)
 
     def close(self) -> None:
         """Close at once: pending calls error with ``AcpConnectionException``. Idempotent."""

@@ -44,8 +44,9 @@ class Forwarded(Generic[_P, _R]):
 class ForwardedProperty(Generic[_R]):
     """``owner.name`` is ``owner.<part>.name``, read-only; its docstring is the part's.
 
-    Declared with its type, e.g. ``prompt_timeout = ForwardedProperty[float | None](
-    "_async", AcpAsyncClient)`` on a class whose ``_async`` is an ``AcpAsyncClient``.
+    Declared with its type and the part's class (where the docstring is read), e.g.
+    ``timeout = ForwardedProperty[float | None]("_part", Part)`` on a class whose ``_part`` is
+    a ``Part``.
     """
 
     __slots__ = ("__dict__", "_name", "_part", "_source")  # __dict__: the per-instance __doc__

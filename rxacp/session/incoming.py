@@ -83,7 +83,7 @@ class IncomingRequest:
 
     def handle_cancel_with(self, hook: CancelRequestHook | None) -> None:
         """Let ``hook`` decide what the peer's ``$/cancel_request`` for this request does (the
-        role layer's prompt turns: a cancelled turn answers ``cancelled``); ``None``: the
+        role layer: what a cancelled operation answers on its own); ``None``: the
         engine's default, answering ``-32800``. Loop thread."""
         self._cancel_hook = hook
 

@@ -28,7 +28,7 @@ from typing import Any, cast
 import reactivex
 from reactivex import operators as ops
 
-from ..roles.handlers import request_handler, unhandled_hint
+from ..roles.handlers import loop_hop, request_handler, unhandled_hint
 from ..schema import (
     AcpModel,
     CompleteElicitationNotification,
@@ -262,7 +262,7 @@ def _consumers_handler(
     logged and does not stop the others.
     """
 
-    hop = session.queue_on_loop if session is not None else None
+    hop = loop_hop(session)
 
     def run_from(value: Any, start: int) -> reactivex.Observable[Any] | None:
         for index in range(start, len(consumers)):

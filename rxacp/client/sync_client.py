@@ -26,7 +26,7 @@ from ..errors import AcpTimeoutException
 from ..roles.twins import Blocking
 from ..schema import methods as m
 from ..session import AcpObservable, AcpSession
-from ..session._forward import ForwardedProperty
+from ..session._forward import Forwarded, ForwardedProperty
 from ..session.blocking import Waiter, wait_for
 from ._calls import ClosesGracefully, send_now
 from ._plain_calls import SyncPlainCalls
@@ -238,10 +238,7 @@ class AcpSyncClient(SyncPlainCalls, ClosesGracefully):
         send_now(self._async.ext_notification(method, params))
 
     # ------------------------------------------------------------------ lifecycle
-    def wait_closed(self, timeout: Duration | None = None) -> bool:
-        """Block until the connection ended (EOF, the agent's exit, a close); False if
-        ``timeout`` (a ``timedelta`` or seconds; ``None``: as long as it takes) passed first."""
-        return self._async.wait_closed(timeout)
+    wait_closed = Forwarded("_async", AcpAsyncClient.wait_closed)
 
     def close(self) -> None:
         """Close at once (pending calls raise ``AcpConnectionException``). Idempotent."""

@@ -51,6 +51,7 @@ __all__ = [
     "coerce_params",
     "empty_result",
     "handler_name",
+    "loop_hop",
     "notification_handler",
     "parse_params",
     "request_handler",
@@ -204,7 +205,7 @@ def request_handler(
                 if not isinstance(result, reactivex.Observable):
                     source = None
                 else:
-                    started = Started(result, first=True, hop=_hop(session))
+                    started = Started(result, first=True, hop=loop_hop(session))
                     source = None if started.ready else started.waiting()
         except BaseException:
             if cleanup is not None:
@@ -223,8 +224,9 @@ def request_handler(
     return handle
 
 
-def _hop(session: AcpSession | None) -> Callable[[Callable[[], None]], object] | None:
-    """How a handler's outcome produced on another thread reaches the loop (``Started``)."""
+def loop_hop(session: AcpSession | None) -> Callable[[Callable[[], None]], object] | None:
+    """How an outcome another thread produced reaches the loop behind that thread's
+    hand-offs (``Started``'s ``hop``): the session's ``queue_on_loop``."""
     return None if session is None else session.queue_on_loop
 
 

@@ -164,11 +164,12 @@ class Started(abc.ObserverBase[Any]):
             with self._lock:
                 self._observer = observer
                 done = self.done
+            hop = self._hop
             if done:  # settled between the subscription and this one
-                if self.ready or self._hop is None:
+                if self.ready or hop is None:
                     self._replay(observer)
                 else:  # behind what the settling thread queued for the loop before
-                    self._hop(lambda: self._replay(observer))
+                    hop(lambda: self._replay(observer))
             return self.subscription
 
         return reactivex.create(hold)

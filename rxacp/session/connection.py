@@ -81,7 +81,7 @@ class Connection:
         inbox: Inbox,
         workers: WorkerPool | ExecutorWorkers,
     ) -> None:
-        self.state = state
+        self._state = state
         self._runner = runner
         self._transport = transport
         self._wire = wire
@@ -131,7 +131,7 @@ class Connection:
 
     def ensure_started(self) -> None:
         """Start in the background (on the loop) unless started already."""
-        if not self.state.advance(NEW, STARTING):
+        if not self._state.advance(NEW, STARTING):
             return
         self._start_task = self._runner.loop.create_task(self._start())
 
@@ -141,12 +141,12 @@ class Connection:
         abandon the in-flight incoming requests, release waiting producers, tell the close
         listeners. ``hard`` also fails the answers queued in the inbox; otherwise (EOF) the
         transport is closed next."""
-        if self.state.end(reason):
+        if self._state.end(reason):
             self._started.set()  # nobody need wait for the start any more
             self._gate.open_forever()
             self._pending.fail_all(reason)
             self._in_flight.abandon_all()
-            self.state.announce_end()
+            self._state.announce_end()
             if not hard:
                 self._eof_task = self._runner.loop.create_task(self._close_transport())
         if hard:
@@ -193,7 +193,7 @@ class Connection:
     async def wait_closed_async(self) -> None:
         """Wait until the connection ended and, when the close was started on the connection's
         own loop and this is that loop, until it finished too."""
-        await self.state.wait_terminated(self._runner.call)
+        await self._state.wait_terminated(self._runner.call)
         task = self._close_task
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             await asyncio.shield(task)
@@ -231,7 +231,7 @@ class Connection:
         self.settle(reason, True)
 
     async def _close_gracefully(self, bound: float) -> None:
-        self.state.advance(OPEN, CLOSING)
+        self._state.advance(OPEN, CLOSING)
         try:
             async with asyncio.timeout(bound):  # one deadline for both waits
                 await self._inbox.wait_idle()

@@ -17,12 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import reactivex
 
 from .. import jsonrpc
-from ..errors import (
-    AcpErrorCodes,
-    AcpProtocolException,
-    exception_to_error,
-    peer_echo,
-)
+from ..errors import AcpErrorCodes, AcpProtocolException, exception_to_error, peer_echo
 from .incoming import IncomingRequest
 from .pending import to_wire_value
 from .state import CLOSED, ConnectionState

@@ -25,11 +25,7 @@ from typing import TYPE_CHECKING, Any
 import reactivex
 from reactivex import abc
 from reactivex import operators as ops
-from reactivex.disposable import (
-    CompositeDisposable,
-    Disposable,
-    SingleAssignmentDisposable,
-)
+from reactivex.disposable import CompositeDisposable, Disposable, SingleAssignmentDisposable
 
 from ...errors import AcpErrorCodes, AcpProtocolException
 from ...roles.handlers import empty_result

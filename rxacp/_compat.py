@@ -14,6 +14,9 @@ program.
   ``AutoDetachObserver`` (public class) and its ``fail()`` and ``set_disposable()`` members
   (not documented). Fallbacks: ``on_error`` unless stopped; disposing the subscription at once
   when the observer stopped already.
+The shortcuts are bound when this module is imported (an alias of the internal where its
+signature fits), so using one costs no more than using the internal directly.
+
 * :func:`bound_reads`: the ``max_size`` attribute asyncio's selector pipe and socket transports
   read with (not documented). Fallback: nothing (the OS read size stays asyncio's default).
 
@@ -23,6 +26,7 @@ This module is *not* a place for rxacp's own logic: only the shortcut and its fa
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import reactivex
@@ -44,55 +48,73 @@ _HAS_FAIL = hasattr(AutoDetachObserver, "fail")
 _HAS_SET_DISPOSABLE = hasattr(AutoDetachObserver, "set_disposable")
 
 
-def running_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop running in this thread, or ``None``."""
-    if _get_running_loop is not None:
-        loop: asyncio.AbstractEventLoop | None = _get_running_loop()
-        return loop
+def _running_loop_public() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
 
 
-def subscribe_core(
+running_loop: Callable[[], asyncio.AbstractEventLoop | None] = (
+    _get_running_loop if _get_running_loop is not None else _running_loop_public
+)
+"""The event loop running in this thread, or ``None``."""
+
+
+def _subscribe_public(
     source: reactivex.Observable[Any],
     observer: abc.ObserverBase[Any],
     scheduler: abc.SchedulerBase | None = None,
 ) -> Any:
-    """Subscribe ``observer`` to ``source`` as given (no trampoline, no wrapper); returns what
-    the source's subscribe function returned (a disposable, a dispose function, or ``None``)."""
-    if _HAS_SUBSCRIBE_CORE:
-        return source._subscribe_core(observer, scheduler)
     return source.subscribe(observer, scheduler=scheduler)
 
 
-def auto_detach(
-    on_next: abc.OnNext[Any] | None,
-    on_error: abc.OnError | None,
-    on_completed: abc.OnCompleted | None,
-) -> AutoDetachObserver[Any]:
-    """reactivex's observer that stops at its first terminal event and then disposes."""
-    return AutoDetachObserver(on_next, on_error, on_completed)
+def _subscribe_internal(
+    source: reactivex.Observable[Any],
+    observer: abc.ObserverBase[Any],
+    scheduler: abc.SchedulerBase | None = None,
+) -> Any:
+    return source._subscribe_core(observer, scheduler)
 
 
-def detach_fail(detach: AutoDetachObserver[Any], error: Exception) -> bool:
-    """Deliver ``error`` to ``detach`` unless it stopped already; True when it was delivered."""
-    if _HAS_FAIL:
-        return bool(detach.fail(error))
+subscribe_core: Callable[..., Any] = (
+    _subscribe_internal if _HAS_SUBSCRIBE_CORE else _subscribe_public
+)
+"""``subscribe_core(source, observer, scheduler=None)``: subscribe ``observer`` to ``source``
+as given (no trampoline, no wrapper); returns what the source's subscribe function returned (a
+disposable, a dispose function, or ``None``)."""
+
+
+auto_detach: Callable[
+    [abc.OnNext[Any] | None, abc.OnError | None, abc.OnCompleted | None],
+    AutoDetachObserver[Any],
+] = AutoDetachObserver
+"""reactivex's observer that stops at its first terminal event and then disposes."""
+
+
+def _fail_public(detach: AutoDetachObserver[Any], error: Exception) -> bool:
     if detach.is_stopped:
         return False
     detach.on_error(error)
     return True
 
 
-def detach_attach(detach: AutoDetachObserver[Any], subscription: abc.DisposableBase) -> None:
-    """Give ``detach`` the subscription it disposes at its terminal event (or at once, if it
-    stopped already)."""
-    if _HAS_SET_DISPOSABLE:
-        detach.set_disposable(subscription)
-    elif detach.is_stopped:
+detach_fail: Callable[[AutoDetachObserver[Any], Exception], bool] = (
+    AutoDetachObserver.fail if _HAS_FAIL else _fail_public
+)
+"""Deliver ``error`` to ``detach`` unless it stopped already; True when it was delivered."""
+
+
+def _attach_public(detach: AutoDetachObserver[Any], subscription: abc.DisposableBase) -> None:
+    if detach.is_stopped:
         subscription.dispose()
+
+
+detach_attach: Callable[[AutoDetachObserver[Any], abc.DisposableBase], None] = (
+    AutoDetachObserver.set_disposable if _HAS_SET_DISPOSABLE else _attach_public
+)
+"""Give ``detach`` the subscription it disposes at its terminal event (or at once, if it
+stopped already)."""
 
 
 def bound_reads(transport: Any, size: int) -> None:

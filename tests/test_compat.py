@@ -26,12 +26,11 @@ def test_running_loop_is_the_loop_running_in_this_thread_or_none() -> None:
     assert asyncio.run(inside())
 
 
-def test_the_running_loop_fallback_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_compat, "_get_running_loop", None)
-    assert _compat.running_loop() is None
+def test_the_running_loop_fallback_gives_the_same_answers() -> None:
+    assert _compat._running_loop_public() is None
 
     async def inside() -> bool:
-        return _compat.running_loop() is asyncio.get_running_loop()
+        return _compat._running_loop_public() is asyncio.get_running_loop()
 
     assert asyncio.run(inside())
 
@@ -68,27 +67,21 @@ def test_subscribe_core_hands_the_observer_itself_to_the_subscribe_function() ->
     assert values == [1, -1]
 
 
-def test_the_subscribe_core_fallback_delivers_the_same_values(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_compat, "_HAS_SUBSCRIBE_CORE", False)
+def test_the_subscribe_core_fallback_delivers_the_same_values() -> None:
     values: list[int] = []
     sink: AutoDetachObserver[int] = AutoDetachObserver(values.append)
-    _compat.subscribe_core(_recording_source([]), sink)
+    _compat._subscribe_public(_recording_source([]), sink)
     assert values == [1]
 
 
 @pytest.mark.parametrize("fallback", [False, True], ids=["internal", "fallback"])
-def test_an_auto_detach_observer_takes_one_error_and_then_no_more(
-    monkeypatch: pytest.MonkeyPatch, fallback: bool
-) -> None:
-    if fallback:
-        monkeypatch.setattr(_compat, "_HAS_FAIL", False)
+def test_an_auto_detach_observer_takes_one_error_and_then_no_more(fallback: bool) -> None:
+    fail = _compat._fail_public if fallback else _compat.detach_fail
     errors: list[Exception] = []
     detach = _compat.auto_detach(None, errors.append, None)
     first, second = ValueError("first"), ValueError("second")
-    assert _compat.detach_fail(detach, first) is True
-    assert _compat.detach_fail(detach, second) is False
+    assert fail(detach, first) is True
+    assert fail(detach, second) is False
     detach.on_error(second)
     assert errors == [first]
 
@@ -103,14 +96,11 @@ def test_an_attached_subscription_is_disposed_once_at_the_terminal_event() -> No
     assert disposed == [1]
 
 
-def test_the_attach_fallback_disposes_at_once_when_the_observer_stopped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_compat, "_HAS_SET_DISPOSABLE", False)
+def test_the_attach_fallback_disposes_at_once_when_the_observer_stopped() -> None:
     disposed: list[int] = []
     detach = _compat.auto_detach(None, None, None)
     detach.on_completed()
-    _compat.detach_attach(detach, Disposable(lambda: disposed.append(1)))
+    _compat._attach_public(detach, Disposable(lambda: disposed.append(1)))
     assert disposed == [1]
 
 
@@ -152,3 +142,11 @@ def test_bound_reads_leaves_a_transport_without_max_size_alone() -> None:
     _compat.bound_reads(other, 1024)
     _compat.bound_reads(None, 1024)
     assert not hasattr(other, "max_size")
+
+
+def test_every_shortcut_is_the_internal_while_the_library_has_it() -> None:
+    assert _compat.running_loop is asyncio._get_running_loop
+    assert _compat.subscribe_core is _compat._subscribe_internal
+    assert _compat.auto_detach is AutoDetachObserver
+    assert _compat.detach_fail is AutoDetachObserver.fail
+    assert _compat.detach_attach is AutoDetachObserver.set_disposable

@@ -118,16 +118,17 @@ class GatedCalls(PlainCalls):
         on_abandon: Any = None,
     ) -> AcpObservable[Any]:
         """The cold Observable of one client→agent request, typed and gated by ``METHODS``."""
-        spec = self._spec(method)
+        spec = self._methods.get(method) or self._spec(method)
         params = coerce(spec, request)
         kwargs: dict[str, Any] = {} if timeout is _DEFAULT else {"timeout": timeout}
         if on_abandon is not None:
             kwargs["on_abandon"] = on_abandon
         hooks = self._states.hooks(method) if self._states is not None else None
         start = hooks.start if hooks is not None else None
+        gate = self._gate
 
         def before() -> None:
-            self._gate(spec, params)
+            gate(spec, params)
             if start is not None:
                 start(params, None)
 
@@ -143,7 +144,7 @@ class GatedCalls(PlainCalls):
         else:
             named = getattr(params, "session_id", None)
             if sessions is not None and named is not None:  # a prompt...: (no pipe: hot)
-                sessions.add(str(named))
+                sessions.add(named if type(named) is str else str(named))
             source = send(before)
         if hooks is None:
             return source

@@ -54,6 +54,8 @@ class KnownSessions:
         self._creating = 0
 
     def add(self, session_id: str) -> None:
+        if session_id in self._ids:  # a known session's next call: no lock (a set read is atomic)
+            return
         with self._lock:
             self._ids.add(session_id)
 

@@ -8,7 +8,7 @@ load on first use), or :mod:`rxacp.schema.unstable` for unstable methods.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, Literal
 
@@ -68,23 +68,35 @@ class MethodSpec:
     python_name: str
     unstable: bool
     _notification: _ModelRef = None
+    _models: dict[str, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    """The resolved models, by field: a model named by a string is looked up once (these
+    properties are read on every call and every answer)."""
+
+    def _model(self, name: str) -> Any:
+        try:
+            return self._models[name]
+        except KeyError:
+            model = self._models[name] = _resolve(getattr(self, name), self.unstable)
+            return model
 
     @property
     def params_type(self) -> type[AcpModel]:
         """Model of ``params``."""
-        model: type[AcpModel] = _resolve(self._params, self.unstable)
+        model: type[AcpModel] = self._model("_params")
         return model
 
     @property
     def result_type(self) -> type[AcpModel] | None:
         """Model of ``result`` (``None``: a notification, or any JSON value)."""
-        model: type[AcpModel] | None = _resolve(self._result, self.unstable)
+        model: type[AcpModel] | None = self._model("_result")
         return model
 
     @property
     def notification_type(self) -> type[AcpModel] | None:
         """Params model of the notification form of a method that also has one."""
-        model: type[AcpModel] | None = _resolve(self._notification, self.unstable)
+        model: type[AcpModel] | None = self._model("_notification")
         return model
 
 

@@ -4,6 +4,8 @@ server-wide parse budget, the connection cap and idle connections (virtual time)
 from __future__ import annotations
 
 import json
+import socket
+import urllib.parse
 from collections.abc import Iterator, Mapping
 
 import httpx
@@ -231,3 +233,64 @@ def test_uvicorn_reads_websocket_frames_up_to_the_apps_message_cap_and_never_inf
     config = _config(app, "127.0.0.1", 0)
     assert config.ws_max_size == 123_456  # a larger frame is refused before it is read
     assert config.ws_per_message_deflate is False
+
+
+def _stalled_post(url: str, declared: int) -> socket.socket:
+    """A POST whose headers declare ``declared`` body bytes, of which one is sent."""
+    parts = urllib.parse.urlsplit(url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT.read)
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n{{"
+    )
+    sock.sendall(head.encode())
+    return sock
+
+
+def test_a_stalled_body_holds_its_budget_only_until_body_timeout_then_is_408() -> None:
+    clock = TestScheduler()
+    app = reference_app(budget_bytes=4096, body_timeout=30, scheduler=clock)
+    with UvicornThread(app) as server, _stalled_post(server.url, 4000) as sock:
+        assert wait_until(lambda: app.budget.in_use == 4000)  # reserved, then nothing came
+        clock.advance_by(29.0)
+        assert app.budget.in_use == 4000
+        clock.advance_by(2.0)
+        answer = ""
+        while "\r\n\r\n" not in answer or not answer.endswith(")\n"):
+            chunk = sock.recv(4096).decode()
+            assert chunk, f"the connection closed after {answer!r}"
+            answer += chunk
+        assert answer.startswith("HTTP/1.1 408")
+        assert "body_timeout (30 s)" in answer
+        assert wait_until(lambda: app.budget.in_use == 0)
+
+
+def test_initialize_with_an_id_its_answer_cannot_be_matched_by_is_refused_at_once(
+    http: httpx.Client,
+) -> None:
+    app = reference_app()
+    with UvicornThread(app) as server:
+        for bad in (None, 1.5, True, {}, [1]):
+            refused = http.post(server.url, json={**INITIALIZE, "id": bad}, headers=JSON)
+            assert refused.status_code == 400
+            assert refused.json()["error"]["code"] == -32600
+            assert "string or integer id" in refused.json()["error"]["message"]
+        assert app.connection_count == 0  # no slot kept for any of them
+
+
+def test_loads_of_unknown_sessions_leave_no_session_streams_and_cannot_fill_the_cap(
+    http: httpx.Client,
+) -> None:
+    app = reference_app()
+    with UvicornThread(app) as server:
+        conn = Connection(http, server.url)
+        (transport,) = app._connections.values()
+        for n in range(300):  # more than the 256 session streams a connection may have
+            load = rpc("session/load", 10 + n, sessionId=f"nope-{n}", cwd="/tmp", mcpServers=[])
+            assert conn.post(load).status_code == 202
+            assert conn.stream.next()["error"]["code"] == -32002  # answered, unknown session
+        assert wait_until(lambda: not transport.session_streams)
+        sid = conn.new_session(1)
+        session = conn.session_stream(sid)
+        assert session.response.status_code == 200  # a real session still gets its stream
+        session.close()

@@ -25,7 +25,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from reactivex import abc as rx_abc
+from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 
+from rxacp import jsonrpc
+from rxacp._error_codes import AcpErrorCodes
 from rxacp.transport._access import Access, make_access
 from rxacp.transport._budget import DEFAULT_BUDGET_BYTES, ByteBudget
 from rxacp.transport._remote import check_max_connections
@@ -44,9 +47,11 @@ from rxacp.transport.http._protocol import (
     ATTACH_METHODS,
     CONNECTION_ID_HEADER,
     JSON_MIME,
+    MAX_SESSION_STREAMS,
     SESSION_HEADER_METHODS,
     SESSION_ID_HEADER,
     SSE_MIME,
+    id_key,
     params_session_id,
 )
 from rxacp.transport.http._timers import watch_connection
@@ -68,8 +73,6 @@ it runs on a worker thread, so it may block briefly."""
 DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
 """Default cap on one incoming message (a POST body or a WebSocket frame): 16 MiB."""
 
-_MAX_SESSION_STREAMS = 256  # per connection
-
 
 class AcpAsgiApp:
     """An ASGI application serving ACP agents remotely at ``path`` (default ``/acp``).
@@ -86,7 +89,9 @@ class AcpAsgiApp:
     the same principal as the connection's first (else ``404``). Bodies over
     ``max_message_size`` get ``413``; a body that does not fit in the server-wide
     ``budget_bytes`` of bytes being read and parsed waits (unread) up to ``budget_wait``
-    seconds, then gets ``503`` with ``Retry-After`` (a WebSocket message: close code 1013);
+    seconds, then gets ``503`` with ``Retry-After`` (a WebSocket message: close code 1013); a
+    body not received whole within ``body_timeout`` seconds of its headers gets ``408`` (a
+    stalled upload holds its budget no longer: slowloris);
     more than ``max_connections``: ``503``.
     A WebSocket connection that sends no message within ``first_message_timeout`` seconds of
     the upgrade, and any connection without a request or a message either way for
@@ -110,6 +115,7 @@ class AcpAsgiApp:
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
         budget_wait: float = 5.0,
+        body_timeout: float = 30.0,
         max_connections: int | None = 100,
         idle_timeout: float | None = 3600.0,
         first_message_timeout: float | None = 10.0,
@@ -133,6 +139,7 @@ class AcpAsgiApp:
         for name, seconds in (
             ("initialize_timeout", initialize_timeout),
             ("keepalive_interval", keepalive_interval),
+            ("body_timeout", body_timeout),
         ):
             if not seconds > 0:
                 raise ValueError(f"{name} must be > 0 seconds, got {seconds!r}")
@@ -150,6 +157,7 @@ class AcpAsgiApp:
         self.max_message_size = max_message_size
         self.budget = ByteBudget(budget_bytes)
         self._budget_wait = float(budget_wait)
+        self._body_timeout = float(body_timeout)
         self.max_connections = max_connections
         self._idle = float(idle_timeout) if idle_timeout else None
         self._first = float(first_message_timeout) if first_message_timeout else None
@@ -254,6 +262,7 @@ class AcpAsgiApp:
             raise Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
         chunks: list[bytes] = []
         size = reserved = 0
+        deadline = self._body_deadline()
         try:
             if length:
                 whole = self.budget.clamp(length)
@@ -274,10 +283,30 @@ class AcpAsgiApp:
                         reserved += want
                     chunks.append(chunk)
                 if not message.get("more_body", False):
+                    deadline.done()
                     return b"".join(chunks), reserved
-        except BaseException:
+        except BaseException as exc:
             self.budget.release(reserved)
+            if deadline.done() and isinstance(exc, asyncio.CancelledError):
+                raise Refused(
+                    408, f"the body did not arrive within body_timeout ({self._body_timeout:g} s)"
+                ) from None
             raise
+
+    def _body_deadline(self) -> _Deadline:
+        """Cancel this task's body read ``body_timeout`` seconds from now (on the app's
+        scheduler, so tests run it in virtual time)."""
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        deadline = _Deadline(task)
+        clock = self._scheduler or AsyncIOThreadSafeScheduler(loop)
+
+        def late(_s: rx_abc.SchedulerBase, _state: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the app's loop is gone
+                loop.call_soon_threadsafe(deadline.expire)
+
+        deadline.timer = clock.schedule_relative(self._body_timeout, late)
+        return deadline
 
     async def _reserve(self, size: int) -> None:
         """Take ``size`` budget bytes, waiting at most ``budget_wait`` seconds (the body is not
@@ -308,6 +337,16 @@ class AcpAsgiApp:
             if message.get("method") == "initialize" and "id" in message:
                 if cid:
                     raise Refused(400, "initialize opens a connection: send no Acp-Connection-Id")
+                if id_key(message["id"]) is None:  # its answer could not be told from others
+                    refusal = jsonrpc.error_obj(
+                        None,
+                        {
+                            "code": AcpErrorCodes.INVALID_REQUEST,
+                            "message": "initialize needs a string or integer id over HTTP",
+                        },
+                    )
+                    await respond(send, 400, jsonrpc.serialize(refusal), content_type=JSON_MIME)
+                    return
                 await self._initialize(message, reserved, headers, principal, send)
                 reserved = 0
                 return
@@ -375,9 +414,9 @@ class AcpAsgiApp:
             raise Refused(406, f"Accept must include {SSE_MIME}")
         transport = self._known(headers, principal)
         sid = headers.get(SESSION_ID_HEADER.lower())
-        full = len(transport.session_streams) >= _MAX_SESSION_STREAMS
+        full = len(transport.session_streams) >= MAX_SESSION_STREAMS
         if sid is not None and sid not in transport.session_streams and full:
-            raise Refused(429, f"more than {_MAX_SESSION_STREAMS} session streams")
+            raise Refused(429, f"more than {MAX_SESSION_STREAMS} session streams")
         stream = transport.stream_for(sid)
         if stream.reader is not None:
             raise Refused(409, "this stream already has a reader")
@@ -515,3 +554,30 @@ class AcpAsgiApp:
 async def _close_agent(loop: asyncio.AbstractEventLoop, closer: Callable[[], Any]) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(loop.run_in_executor(None, closer), 15.0)
+
+
+class _Deadline:
+    """The body-read deadline of one request (app loop): :meth:`expire` cancels the read while
+    it runs; :meth:`done` ends the deadline and says whether it had expired."""
+
+    __slots__ = ("_expired", "_reading", "_task", "timer")
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self._task, self._reading, self._expired = task, True, False
+        self.timer: rx_abc.DisposableBase | None = None
+
+    def expire(self) -> None:
+        if self._reading and self._task is not None:
+            self._expired = True
+            self._task.cancel()
+
+    def done(self) -> bool:
+        if self._reading:
+            self._reading = False
+            if self.timer is not None:
+                self.timer.dispose()
+        if self._expired and self._task is not None:
+            self._task.uncancel()
+            self._expired = False
+            return True
+        return False

@@ -39,7 +39,12 @@ from rxacp.transport._handoff import (
     deliver_frame,
 )
 from rxacp.transport.base import AcpTransport, Frame, FrameReceiver, TransportClosed
-from rxacp.transport.http._protocol import ATTACH_METHODS, id_key, params_session_id
+from rxacp.transport.http._protocol import (
+    ATTACH_METHODS,
+    MAX_SESSION_STREAMS,
+    id_key,
+    params_session_id,
+)
 
 __all__ = ["OUTBOX_HIGH", "OUTBOX_LOW", "HttpAcpAgentTransport", "MessageStream"]
 
@@ -117,7 +122,8 @@ class HttpAcpAgentTransport(AcpTransport):
         self._inbox = ReceiverInbox(deliver_frame, name="HTTP", on_drop=release_dropped)
         self._rx_loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        self._out: list[tuple[bool, str | None, str | None, str | None, bytes]] = []
+        # (is an answer, is an error answer, id key, params session id, session named, bytes)
+        self._out: list[tuple[bool, bool, str | None, str | None, str | None, bytes]] = []
         self._out_scheduled = False
         self._unread = 0  # bytes sent by the agent that no reader took yet (any thread)
         self._paused = False
@@ -152,6 +158,7 @@ class HttpAcpAgentTransport(AcpTransport):
         else:
             message, data = frame, jsonrpc.serialize(frame)
         response = isinstance(message, dict) and "method" not in message
+        failed = response and "error" in message
         key = sid = named = None
         if isinstance(message, dict):
             key = id_key(message.get("id"))
@@ -162,7 +169,7 @@ class HttpAcpAgentTransport(AcpTransport):
         with self._lock:
             if self._closed:
                 return
-            self._out.append((response, key, sid, named, data))
+            self._out.append((response, failed, key, sid, named, data))
             self._unread += len(data)
             pause = not self._paused and self._unread > OUTBOX_HIGH
             if pause:
@@ -203,10 +210,12 @@ class HttpAcpAgentTransport(AcpTransport):
             key = id_key(message.get("id"))
             if key is not None and self.kind == "http":
                 sid = params_session_id(message)
-                if message.get("method") in ATTACH_METHODS and sid is not None:
+                streams = self.session_streams
+                room = sid in streams or len(streams) < MAX_SESSION_STREAMS
+                if message.get("method") in ATTACH_METHODS and sid is not None and room:
                     self._loads[key] = sid
-                    self.session_streams.setdefault(sid, MessageStream())
-                else:
+                    streams.setdefault(sid, MessageStream())
+                else:  # (a load past the cap: answered and replayed on the connection stream)
                     self._routes[key] = sid
         if self.ended:
             if reserved:
@@ -256,11 +265,11 @@ class HttpAcpAgentTransport(AcpTransport):
     def _route_queued(self) -> None:
         with self._lock:
             batch, self._out, self._out_scheduled = self._out, [], False
-        for response, key, sid, named, data in batch:
+        for response, failed, key, sid, named, data in batch:
             if self.ended:
                 self.taken(data)
                 continue
-            stream = self._route(response, key, sid, named, data)
+            stream = self._route(response, failed, key, sid, named, data)
             if stream is None:
                 continue
             stream.push(data)
@@ -268,7 +277,13 @@ class HttpAcpAgentTransport(AcpTransport):
                 self._check_unread()
 
     def _route(
-        self, response: bool, key: str | None, sid: str | None, named: str | None, data: bytes
+        self,
+        response: bool,
+        failed: bool,
+        key: str | None,
+        sid: str | None,
+        named: str | None,
+        data: bytes,
     ) -> MessageStream | None:
         if self.kind != "http":
             return self.connection_stream
@@ -284,7 +299,12 @@ class HttpAcpAgentTransport(AcpTransport):
                 return None
             loaded = self._loads.pop(key, None) if key is not None else None
             if loaded is not None:
-                return self._attach_route(loaded)
+                stream = self._attach_route(loaded)
+                if failed:  # no such session: the stream the load made goes, unless in use
+                    unused = self.session_streams.get(loaded)
+                    if unused is not None and unused.reader is None and not unused.items:
+                        del self.session_streams[loaded]
+                return stream
             route = self._routes.pop(key, None) if key is not None else None
             return self.stream_for(route)
         if sid is not None and sid in self._loads.values():

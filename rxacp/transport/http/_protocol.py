@@ -15,6 +15,7 @@ __all__ = [
     "ATTACH_METHODS",
     "CONNECTION_ID_HEADER",
     "JSON_MIME",
+    "MAX_SESSION_STREAMS",
     "SESSION_HEADER_METHODS",
     "SESSION_ID_HEADER",
     "SSE_MIME",
@@ -42,6 +43,9 @@ session-scoped; ``session/load``/``resume`` may carry it, since the TypeScript c
 and the Python one does not)."""
 
 ATTACH_METHODS = frozenset({"session/load", "session/resume"})
+
+MAX_SESSION_STREAMS = 256
+"""Session streams one connection may have (a GET for another session: ``429``)."""
 """Methods that attach an existing session to the connection (their replay and answer stay in
 order on one stream, see ``_connection``)."""
 

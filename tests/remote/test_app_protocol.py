@@ -137,6 +137,31 @@ def test_a_permission_answer_without_acp_session_id_is_accepted_by_its_request_i
     session.close()
 
 
+def test_a_permission_answer_naming_another_session_is_400_and_the_right_one_settles_it(
+    served: UvicornThread, http: httpx.Client
+) -> None:
+    conn = Connection(http, served.url)
+    sid, other = conn.new_session(1), conn.new_session(3)
+    session = conn.session_stream(sid)
+    text = [{"type": "text", "text": "permission"}]
+    assert conn.post(rpc("session/prompt", 2, sessionId=sid, prompt=text), sid).status_code == 202
+    ask = session.next()
+    while ask.get("method") != "session/request_permission":
+        ask = session.next()
+    option = ask["params"]["options"][0]["optionId"]
+    answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": {}}}
+    answer["result"]["outcome"] = {"outcome": "selected", "optionId": option}
+    wrong = conn.post(answer, other)
+    assert wrong.status_code == 400
+    assert "not the session this answers about" in wrong.text
+    assert conn.post(answer, sid).status_code == 202
+    last = session.next()
+    while "id" not in last:
+        last = session.next()
+    assert last["id"] == 2 and last["result"]["stopReason"] == "end_turn"
+    session.close()
+
+
 def test_delete_ends_the_connection_and_its_id_is_then_unknown(
     served: UvicornThread, http: httpx.Client
 ) -> None:

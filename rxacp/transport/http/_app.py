@@ -363,9 +363,12 @@ class AcpAsgiApp:
         self, transport: HttpAcpAgentTransport, message: dict[str, Any], headers: Mapping[str, str]
     ) -> None:
         method = message.get("method")
-        if not isinstance(method, str):
-            return  # an answer to an agent request: accepted with or without Acp-Session-Id
         header = headers.get(SESSION_ID_HEADER.lower())
+        if not isinstance(method, str):  # an answer to an agent request: with or without it
+            asked = transport.asked_about(message)
+            if header is not None and asked is not None and header != asked:
+                raise Refused(400, f"{SESSION_ID_HEADER} is not the session this answers about")
+            return
         sid = params_session_id(message)
         if header is None and method in SESSION_HEADER_METHODS:
             raise Refused(400, f"{method} needs the {SESSION_ID_HEADER} header")

@@ -136,6 +136,7 @@ class HttpAcpAgentTransport(AcpTransport):
         self.sessions: set[str] = set()  # session ids the agent named (answers, messages)
         self._routes: dict[str, str | None] = {}  # client request id -> session id of its route
         self._loads: dict[str, str] = {}  # pending session/load|resume id -> session id
+        self._asked: dict[str, str] = {}  # the agent's unanswered requests' id -> session id
         self._init_key: str | None = None
         self._init_answer: asyncio.Future[bytes] | None = None
         self.delivered = 0  # incoming messages handed to the agent so far
@@ -206,7 +207,9 @@ class HttpAcpAgentTransport(AcpTransport):
         released once the agent's engine took it. Records where its answer goes."""
         self.activity()
         self.delivered += 1
-        if isinstance(message, dict) and "method" in message:
+        if isinstance(message, dict) and "method" not in message and self._asked:
+            self._asked.pop(id_key(message.get("id")) or "", None)  # an answer of the client's
+        elif isinstance(message, dict) and "method" in message:
             key = id_key(message.get("id"))
             if key is not None and self.kind == "http":
                 sid = params_session_id(message)
@@ -307,9 +310,16 @@ class HttpAcpAgentTransport(AcpTransport):
                 return stream
             route = self._routes.pop(key, None) if key is not None else None
             return self.stream_for(route)
+        if key is not None and sid is not None and len(self._asked) < _MAX_SESSIONS:
+            self._asked[key] = sid  # a request of the agent's, about session ``sid``
         if sid is not None and sid in self._loads.values():
             return self._attach_route(sid)
         return self.stream_for(sid)
+
+    def asked_about(self, message: dict[str, Any]) -> str | None:
+        """The session the agent's request that ``message`` answers was about (app loop)."""
+        key = id_key(message.get("id"))
+        return self._asked.get(key) if key is not None else None
 
     def _attach_route(self, sid: str) -> MessageStream:
         stream = self.stream_for(sid)

@@ -71,11 +71,13 @@ class Access:
 
 
 def _bearer(token: str) -> Callable[[Mapping[str, str]], Any]:
-    expected = f"Bearer {token}".encode()
+    expected = token.encode()
 
     def check(headers: Mapping[str, str]) -> Any:
-        given = headers.get("authorization", "").encode()
-        return "bearer" if hmac.compare_digest(given, expected) else None
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":  # the scheme is case-insensitive (RFC 7235 §2.1)
+            return None
+        return "bearer" if hmac.compare_digest(given.strip(" ").encode(), expected) else None
 
     return check
 

@@ -59,6 +59,9 @@ def test_a_token_is_required_before_initialize(http: httpx.Client) -> None:
         assert http.post(server.url, json=INITIALIZE, headers=wrong).status_code == 401
         conn = Connection(http, server.url, Authorization="Bearer s3cret")
         assert conn.new_session()
+        assert Connection(http, server.url, Authorization="bearer s3cret").new_session()
+        prefix = {**JSON, "Authorization": "Bearer s3cre"}
+        assert http.post(server.url, json=INITIALIZE, headers=prefix).status_code == 401
 
 
 def test_a_connection_id_only_works_with_the_credentials_that_opened_it(

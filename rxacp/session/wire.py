@@ -196,6 +196,18 @@ class Wire:
                 self._answer_malformed(
                     exc.id, AcpErrorCodes.INVALID_REQUEST, f"Invalid request: {exc.reason}"
                 )
+            elif exc.id is not None:  # a broken answer to one of our requests: it settles it
+                _log.warning("%s: invalid answer to request %r: %s", self._role, exc.id, exc.reason)
+                broken = jsonrpc.ErrorResponse(
+                    exc.id,
+                    {
+                        "code": AcpErrorCodes.INTERNAL_ERROR,
+                        "message": f"Malformed response: {exc.reason}",
+                    },
+                )
+                pending = self._pending.take(broken)
+                if pending is not None:
+                    self._inbox.on_answer(pending, broken)
             else:
                 _log.warning("%s: ignoring invalid message: %s", self._role, exc.reason)
             return

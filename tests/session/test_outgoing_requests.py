@@ -311,3 +311,27 @@ def test_a_failing_precondition_errors_the_request_and_sends_nothing(
     ok = Recorder()
     ok.subscribe(session.send_request("m", {}, before=lambda: None))
     assert peer.sent()["method"] == "m"
+
+
+@pytest.mark.parametrize(
+    ("broken", "reason"),
+    [
+        ({"result": {}, "error": {"code": 1, "message": "x"}}, "both result and error"),
+        ({}, "without result or error"),
+        ({"jsonrpc": "1.0", "result": {}}, "jsonrpc"),
+    ],
+    ids=["both", "neither", "wrong-version"],
+)
+def test_a_malformed_answer_with_a_valid_id_fails_its_request_at_once(
+    scripted: tuple[AcpSession, ScriptedTransport], broken: dict[str, Any], reason: str
+) -> None:
+    session, peer = scripted
+    rec = Recorder()
+    _, sent = rec.send(session.send_request("x/y", {}), peer)
+    peer.inject({"jsonrpc": "2.0", "id": sent["id"], **broken})
+    rec.wait()
+    assert isinstance(rec.error, AcpProtocolException)
+    assert rec.error.code == -32603
+    assert "Malformed response" in rec.error.message and reason in rec.error.message
+    assert session.stats.invalid_messages == 1
+    assert session.stats.stray_responses == 0

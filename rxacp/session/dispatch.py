@@ -290,7 +290,9 @@ class InFlightRequests:
         rid = params.get("requestId") if isinstance(params, dict) else None
         # only a JSON-RPC id can name a request: a list/object requestId from a hostile peer
         # must be ignored, not crash the lookup (found by tests/reliability fuzz)
-        valid = isinstance(rid, int | str) and not isinstance(rid, bool)
+        valid = (isinstance(rid, int | str) and not isinstance(rid, bool)) or (
+            rid is None and isinstance(params, dict) and "requestId" in params  # ACP: id null
+        )
         if valid and rid in self._held:  # never handed to a handler: answered now
             msg = self._held.pop(rid)
             queue = self._waiting.get(msg.method)

@@ -126,6 +126,26 @@ def test_cancel_request_disposes_the_handler_and_answers_request_cancelled_at_on
     assert peer.nothing_sent(session)
 
 
+def test_cancel_request_with_request_id_null_cancels_the_request_whose_id_is_null(
+    scripted: tuple[AcpSession, ScriptedTransport],
+) -> None:
+    session, peer = scripted
+    disposed = threading.Event()
+    session.set_request_handler(
+        "echo", lambda req: reactivex.create(lambda obs, sch: Disposable(disposed.set))
+    )
+    peer.inject(request(None))
+    flush(session)
+    assert session.incoming_request_count == 1
+    peer.inject({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {}})  # names none
+    assert peer.nothing_sent(session)
+    peer.inject({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": None}})
+    answer = peer.sent()
+    assert answer["id"] is None and answer["error"]["code"] == -32800
+    assert disposed.wait(1)
+    assert session.incoming_request_count == 0
+
+
 def test_exactly_one_answer_when_result_and_cancel_race(
     scripted: tuple[AcpSession, ScriptedTransport],
 ) -> None:

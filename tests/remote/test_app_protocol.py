@@ -115,11 +115,9 @@ def test_a_turn_streams_every_update_then_its_answer_on_the_session_stream(
     session.close()
 
 
-def test_a_permission_answer_without_acp_session_id_is_accepted_by_its_request_id(
-    served: UvicornThread, http: httpx.Client
-) -> None:
-    conn = Connection(http, served.url)
-    sid = conn.new_session()
+def _permission_turn(conn: Connection, sid: str) -> tuple[Stream, dict[str, Any]]:
+    """Start a ``permission`` turn on ``sid``: its session stream and the answer selecting the
+    first option of the agent's ``session/request_permission``."""
     session = conn.session_stream(sid)
     text = [{"type": "text", "text": "permission"}]
     assert conn.post(rpc("session/prompt", 2, sessionId=sid, prompt=text), sid).status_code == 202
@@ -127,14 +125,25 @@ def test_a_permission_answer_without_acp_session_id_is_accepted_by_its_request_i
     while ask.get("method") != "session/request_permission":
         ask = session.next()
     option = ask["params"]["options"][0]["optionId"]
-    answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": {}}}
-    answer["result"]["outcome"] = {"outcome": "selected", "optionId": option}
-    assert conn.post(answer).status_code == 202  # no Acp-Session-Id (the Python SDK's client)
+    outcome = {"outcome": "selected", "optionId": option}
+    return session, {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": outcome}}
+
+
+def _turn_ends(session: Stream) -> None:
     last = session.next()
     while "id" not in last:
         last = session.next()
     assert last["id"] == 2 and last["result"]["stopReason"] == "end_turn"
     session.close()
+
+
+def test_a_permission_answer_without_acp_session_id_is_accepted_by_its_request_id(
+    served: UvicornThread, http: httpx.Client
+) -> None:
+    conn = Connection(http, served.url)
+    session, answer = _permission_turn(conn, conn.new_session())
+    assert conn.post(answer).status_code == 202  # no Acp-Session-Id (the Python SDK's client)
+    _turn_ends(session)
 
 
 def test_a_permission_answer_naming_another_session_is_400_and_the_right_one_settles_it(
@@ -142,24 +151,12 @@ def test_a_permission_answer_naming_another_session_is_400_and_the_right_one_set
 ) -> None:
     conn = Connection(http, served.url)
     sid, other = conn.new_session(1), conn.new_session(3)
-    session = conn.session_stream(sid)
-    text = [{"type": "text", "text": "permission"}]
-    assert conn.post(rpc("session/prompt", 2, sessionId=sid, prompt=text), sid).status_code == 202
-    ask = session.next()
-    while ask.get("method") != "session/request_permission":
-        ask = session.next()
-    option = ask["params"]["options"][0]["optionId"]
-    answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"outcome": {}}}
-    answer["result"]["outcome"] = {"outcome": "selected", "optionId": option}
+    session, answer = _permission_turn(conn, sid)
     wrong = conn.post(answer, other)
     assert wrong.status_code == 400
     assert "not the session this answers about" in wrong.text
     assert conn.post(answer, sid).status_code == 202
-    last = session.next()
-    while "id" not in last:
-        last = session.next()
-    assert last["id"] == 2 and last["result"]["stopReason"] == "end_turn"
-    session.close()
+    _turn_ends(session)
 
 
 def test_delete_ends_the_connection_and_its_id_is_then_unknown(

@@ -272,8 +272,9 @@ def test_initialize_with_an_id_its_answer_cannot_be_matched_by_is_refused_at_onc
     http: httpx.Client,
 ) -> None:
     app = reference_app()
+    unmatchable: tuple[object, ...] = (None, 1.5, True, {}, [1])
     with UvicornThread(app) as server:
-        for bad in (None, 1.5, True, {}, [1]):
+        for bad in unmatchable:
             refused = http.post(server.url, json={**INITIALIZE, "id": bad}, headers=JSON)
             assert refused.status_code == 400
             assert refused.json()["error"]["code"] == -32600

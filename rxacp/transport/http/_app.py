@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from reactivex import abc as rx_abc
-from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 
 from rxacp import jsonrpc
 from rxacp._error_codes import AcpErrorCodes
@@ -54,7 +53,7 @@ from rxacp.transport.http._protocol import (
     id_key,
     params_session_id,
 )
-from rxacp.transport.http._timers import watch_connection
+from rxacp.transport.http._timers import BodyDeadline, watch_connection
 from rxacp.transport.http._ws import serve_websocket
 
 __all__ = [
@@ -262,7 +261,7 @@ class AcpAsgiApp:
             raise Refused(413, f"the message exceeds max_message_size ({cap} bytes)")
         chunks: list[bytes] = []
         size = reserved = 0
-        deadline = self._body_deadline()
+        deadline = BodyDeadline(asyncio.get_running_loop(), self._scheduler, self._body_timeout)
         try:
             if length:
                 whole = self.budget.clamp(length)
@@ -292,21 +291,6 @@ class AcpAsgiApp:
                     408, f"the body did not arrive within body_timeout ({self._body_timeout:g} s)"
                 ) from None
             raise
-
-    def _body_deadline(self) -> _Deadline:
-        """Cancel this task's body read ``body_timeout`` seconds from now (on the app's
-        scheduler, so tests run it in virtual time)."""
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        deadline = _Deadline(task)
-        clock = self._scheduler or AsyncIOThreadSafeScheduler(loop)
-
-        def late(_s: rx_abc.SchedulerBase, _state: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # the app's loop is gone
-                loop.call_soon_threadsafe(deadline.expire)
-
-        deadline.timer = clock.schedule_relative(self._body_timeout, late)
-        return deadline
 
     async def _reserve(self, size: int) -> None:
         """Take ``size`` budget bytes, waiting at most ``budget_wait`` seconds (the body is not
@@ -557,30 +541,3 @@ class AcpAsgiApp:
 async def _close_agent(loop: asyncio.AbstractEventLoop, closer: Callable[[], Any]) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(loop.run_in_executor(None, closer), 15.0)
-
-
-class _Deadline:
-    """The body-read deadline of one request (app loop): :meth:`expire` cancels the read while
-    it runs; :meth:`done` ends the deadline and says whether it had expired."""
-
-    __slots__ = ("_expired", "_reading", "_task", "timer")
-
-    def __init__(self, task: asyncio.Task[Any] | None) -> None:
-        self._task, self._reading, self._expired = task, True, False
-        self.timer: rx_abc.DisposableBase | None = None
-
-    def expire(self) -> None:
-        if self._reading and self._task is not None:
-            self._expired = True
-            self._task.cancel()
-
-    def done(self) -> bool:
-        if self._reading:
-            self._reading = False
-            if self.timer is not None:
-                self.timer.dispose()
-        if self._expired and self._task is not None:
-            self._task.uncancel()
-            self._expired = False
-            return True
-        return False
